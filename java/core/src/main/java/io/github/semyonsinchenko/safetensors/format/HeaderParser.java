@@ -1,0 +1,285 @@
+package io.github.semyonsinchenko.safetensors.format;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SequencedMap;
+
+/**
+ * Streaming JSON walk over a header with jackson-core: no tree, no data binding, so hostile input
+ * (deep nesting, huge arrays, long strings) costs at most one pass over N bytes.
+ */
+final class HeaderParser {
+    private static final JsonFactory JSON = JsonFactory.builder()
+            // The header limit is ours (100 MB), not Jackson's default 20 M chars per string.
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxStringLength(Integer.MAX_VALUE)
+                    .maxNestingDepth(64)
+                    .build())
+            .build();
+
+    private HeaderParser() {}
+
+    static void parse(byte[] bytes, String source, List<TensorInfo> tensors, SequencedMap<String, String> metadata)
+            throws SafetensorsException {
+        char[] text = decodeUtf8(bytes, source);
+        int from = 0;
+        int to = text.length;
+        // Only 0x20 pads a header; the reference writer pads the end, some writers the start.
+        while (from < to && text[from] == ' ') {
+            from++;
+        }
+        while (to > from && text[to - 1] == ' ') {
+            to--;
+        }
+        if (from == to || text[from] != '{' || text[to - 1] != '}') {
+            throw new SafetensorsException(Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                    from == to ? "the header is empty or all spaces"
+                            : "it must start with '{' and end with '}' after removing 0x20 padding, found "
+                                    + describe(text[from]) + " ... " + describe(text[to - 1]));
+        }
+        try (JsonParser p = JSON.createParser(text, from, to - from)) {
+            expect(p.nextToken() == JsonToken.START_OBJECT, Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                    "the header does not start with an object");
+            Set<String> keys = new HashSet<>();
+            JsonToken t;
+            while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+                String key = p.currentName();
+                checkUnicode(key, source);
+                if (!keys.add(key)) {
+                    throw new SafetensorsException(Violation.DUPLICATE_KEY, source, key,
+                            "the key appears more than once in the header");
+                }
+                if (Header.METADATA_KEY.equals(key)) {
+                    parseMetadata(p, source, metadata);
+                } else {
+                    tensors.add(parseTensor(p, key, source));
+                }
+            }
+            expect(t == JsonToken.END_OBJECT, Violation.HEADER_NOT_JSON_OBJECT, source, null, "unexpected " + t);
+            expect(p.nextToken() == null, Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                    "content follows the closing brace");
+        } catch (JsonProcessingException e) {
+            throw new SafetensorsException(Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                    "invalid JSON at line " + e.getLocation().getLineNr() + ", column "
+                            + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage(), e);
+        } catch (SafetensorsException e) {
+            throw e;
+        } catch (IOException e) {
+            // Parsing an in-memory char array: any other IOException is a Jackson limit being hit.
+            throw new SafetensorsException(Violation.HEADER_NOT_JSON_OBJECT, source, null, e.getMessage(), e);
+        }
+    }
+
+    private static void parseMetadata(JsonParser p, String source, SequencedMap<String, String> metadata)
+            throws IOException {
+        JsonToken t = p.nextToken();
+        expect(t == JsonToken.START_OBJECT, Violation.METADATA_NOT_STRING_MAP, source, Header.METADATA_KEY,
+                "found " + describe(t));
+        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+            String key = p.currentName();
+            checkUnicode(key, source);
+            if (metadata.containsKey(key)) {
+                throw new SafetensorsException(Violation.DUPLICATE_KEY, source, Header.METADATA_KEY,
+                        "metadata key \"" + key + "\" appears more than once");
+            }
+            JsonToken v = p.nextToken();
+            expect(v == JsonToken.VALUE_STRING, Violation.METADATA_NOT_STRING_MAP, source, Header.METADATA_KEY,
+                    "the value of \"" + key + "\" is " + describe(v));
+            String value = p.getText();
+            checkUnicode(value, source);
+            metadata.put(key, value);
+        }
+    }
+
+    private static TensorInfo parseTensor(JsonParser p, String name, String source) throws IOException {
+        JsonToken t = p.nextToken();
+        expect(t == JsonToken.START_OBJECT, Violation.TENSOR_FIELDS, source, name, "found " + describe(t));
+        Dtype dtype = null;
+        long[] shape = null;
+        long[] offsets = null;
+        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            switch (field) {
+                case "dtype" -> {
+                    expect(dtype == null, Violation.DUPLICATE_KEY, source, name, "field \"dtype\" appears twice");
+                    dtype = parseDtype(p, name, source);
+                }
+                case "shape" -> {
+                    expect(shape == null, Violation.DUPLICATE_KEY, source, name, "field \"shape\" appears twice");
+                    shape = parseIntegers(p, name, source, Violation.INVALID_SHAPE, -1);
+                }
+                case "data_offsets" -> {
+                    expect(offsets == null, Violation.DUPLICATE_KEY, source, name,
+                            "field \"data_offsets\" appears twice");
+                    offsets = parseIntegers(p, name, source, Violation.INVALID_OFFSETS, 2);
+                }
+                default -> throw new SafetensorsException(Violation.TENSOR_FIELDS, source, name,
+                        "unknown field \"" + field + "\"");
+            }
+        }
+        expect(dtype != null, Violation.TENSOR_FIELDS, source, name, "missing field \"dtype\"");
+        expect(shape != null, Violation.TENSOR_FIELDS, source, name, "missing field \"shape\"");
+        expect(offsets != null, Violation.TENSOR_FIELDS, source, name, "missing field \"data_offsets\"");
+        long begin = offsets[0];
+        long end = offsets[1];
+        expect(begin <= end, Violation.INVALID_OFFSETS, source, name, "begin " + begin + " > end " + end);
+        long count = elementCount(name, shape, source);
+        long bytes = storageBytes(name, dtype, shape, count, source);
+        if (end - begin != bytes) {
+            throw new SafetensorsException(Violation.SIZE_MISMATCH, source, name,
+                    "data_offsets [" + begin + ", " + end + "] hold " + (end - begin) + " bytes, but " + dtype + " "
+                            + Arrays.toString(shape) + " needs " + bytes);
+        }
+        return new TensorInfo(name, dtype, shape, begin, end, count);
+    }
+
+    private static Dtype parseDtype(JsonParser p, String name, String source) throws IOException {
+        JsonToken t = p.nextToken();
+        expect(t == JsonToken.VALUE_STRING, Violation.UNKNOWN_DTYPE, source, name, "dtype is " + describe(t));
+        String text = p.getText();
+        Dtype dtype = Dtype.fromName(text);
+        if (dtype == null) {
+            throw new SafetensorsException(Violation.UNKNOWN_DTYPE, source, name,
+                    "\"" + abbreviate(text) + "\"; known: " + Arrays.toString(Dtype.values()));
+        }
+        return dtype;
+    }
+
+    /** An array of integers in [0, 2^48-1]; exactly {@code arity} of them unless arity is -1. */
+    private static long[] parseIntegers(JsonParser p, String name, String source, Violation rule, int arity)
+            throws IOException {
+        JsonToken t = p.nextToken();
+        expect(t == JsonToken.START_ARRAY, rule, source, name, "found " + describe(t));
+        long[] values = new long[arity < 0 ? 4 : arity];
+        int n = 0;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            expect(t == JsonToken.VALUE_NUMBER_INT, rule, source, name, "element " + n + " is " + describe(t));
+            JsonParser.NumberType type = p.getNumberType();
+            if (type == JsonParser.NumberType.BIG_INTEGER) {
+                throw new SafetensorsException(rule, source, name, "element " + n + " = " + abbreviate(p.getText())
+                        + " exceeds 2^48-1");
+            }
+            long v = p.getLongValue();
+            expect(v >= 0 && v <= Header.MAX_DIMENSION, rule, source, name,
+                    "element " + n + " = " + v + (v < 0 ? " is negative" : " exceeds 2^48-1"));
+            if (arity >= 0 && n >= arity) {
+                throw new SafetensorsException(rule, source, name, "more than " + arity + " elements");
+            }
+            if (n == values.length) {
+                values = Arrays.copyOf(values, n * 2);
+            }
+            values[n++] = v;
+        }
+        if (arity >= 0 && n != arity) {
+            throw new SafetensorsException(rule, source, name, n + " elements instead of " + arity);
+        }
+        return n == values.length ? values : Arrays.copyOf(values, n);
+    }
+
+    /** Product of the shape with overflow checks (the reference's checked_mul). */
+    static long elementCount(String name, long[] shape, String source) throws SafetensorsException {
+        long count = 1;
+        for (long d : shape) {
+            if (d < 0 || d > Header.MAX_DIMENSION) {
+                throw new SafetensorsException(Violation.INVALID_SHAPE, source, name,
+                        "dimension " + d + " of " + Arrays.toString(shape));
+            }
+            try {
+                count = Math.multiplyExact(count, d);
+            } catch (ArithmeticException e) {
+                throw new SafetensorsException(Violation.SIZE_OVERFLOW, source, name,
+                        "shape " + Arrays.toString(shape) + " has more than 2^63-1 elements");
+            }
+        }
+        return count;
+    }
+
+    static long storageBytes(String name, Dtype dtype, long[] shape, long count, String source)
+            throws SafetensorsException {
+        try {
+            return dtype.storageBytes(count);
+        } catch (ArithmeticException e) {
+            throw new SafetensorsException(Violation.SIZE_OVERFLOW, source, name,
+                    count + " elements x " + dtype.bits() + " bits overflows");
+        } catch (IllegalArgumentException e) {
+            throw new SafetensorsException(Violation.MISALIGNED_SIZE, source, name,
+                    dtype + " " + Arrays.toString(shape) + " is " + count + " x " + dtype.bits() + " bits");
+        }
+    }
+
+    /** Strict UTF-8 (no overlongs, no encoded surrogates), reporting the byte offset of the first error. */
+    private static char[] decodeUtf8(byte[] bytes, String source) throws SafetensorsException {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length); // UTF-8 never yields more chars than bytes
+        CoderResult r = decoder.decode(in, out, true);
+        if (!r.isError()) {
+            r = decoder.flush(out);
+        }
+        if (r.isError()) {
+            throw new SafetensorsException(Violation.HEADER_NOT_UTF8, source, null,
+                    "invalid byte sequence at header byte " + in.position());
+        }
+        return out.position() == out.capacity() ? out.array() : Arrays.copyOf(out.array(), out.position());
+    }
+
+    /** JSON escapes can spell an unpaired surrogate (\ud800), which no UTF-8 file name or key can hold. */
+    private static void checkUnicode(String s, String source) throws SafetensorsException {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new SafetensorsException(Violation.HEADER_NOT_UTF8, source, null,
+                        "a JSON escape encodes the unpaired surrogate \\u" + Integer.toHexString(c));
+            }
+        }
+    }
+
+    private static void expect(boolean ok, Violation rule, String source, String tensor, String detail)
+            throws SafetensorsException {
+        if (!ok) {
+            throw new SafetensorsException(rule, source, tensor, detail);
+        }
+    }
+
+    private static String describe(JsonToken t) {
+        if (t == null) {
+            return "the end of the header";
+        }
+        return switch (t) {
+            case START_OBJECT -> "an object";
+            case START_ARRAY -> "an array";
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT -> "an integer";
+            case VALUE_NUMBER_FLOAT -> "a non-integer number";
+            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+            case VALUE_NULL -> "null";
+            default -> t.toString();
+        };
+    }
+
+    private static String describe(char c) {
+        return c >= 0x20 && c < 0x7f ? "'" + c + "'" : String.format("U+%04X", (int) c);
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 40) + "...";
+    }
+}

@@ -1,0 +1,82 @@
+package io.github.semyonsinchenko.safetensors.format;
+
+import java.util.Arrays;
+
+/**
+ * One validated header entry. Offsets are relative to the start of the data section, as in the
+ * file. Instances are immutable; {@link #shape()} returns a copy.
+ */
+public final class TensorInfo {
+    private final String name;
+    private final Dtype dtype;
+    private final long[] shape;
+    private final long begin;
+    private final long end;
+    private final long elementCount;
+
+    TensorInfo(String name, Dtype dtype, long[] shape, long begin, long end, long elementCount) {
+        this.name = name;
+        this.dtype = dtype;
+        this.shape = shape;
+        this.begin = begin;
+        this.end = end;
+        this.elementCount = elementCount;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Dtype dtype() {
+        return dtype;
+    }
+
+    /** A copy of the shape; {@code []} for a scalar. */
+    public long[] shape() {
+        return shape.clone();
+    }
+
+    public int rank() {
+        return shape.length;
+    }
+
+    /** Size of dimension {@code i}. */
+    public long dim(int i) {
+        return shape[i];
+    }
+
+    /** Product of the shape (1 for a scalar, 0 for an empty tensor). */
+    public long elementCount() {
+        return elementCount;
+    }
+
+    /** Start of the tensor's bytes, relative to the data section. */
+    public long begin() {
+        return begin;
+    }
+
+    /** One past the end of the tensor's bytes, relative to the data section. */
+    public long end() {
+        return end;
+    }
+
+    public long byteSize() {
+        return end - begin;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TensorInfo t && name.equals(t.name) && dtype == t.dtype
+                && Arrays.equals(shape, t.shape) && begin == t.begin && end == t.end;
+    }
+
+    @Override
+    public int hashCode() {
+        return name.hashCode() * 31 + Arrays.hashCode(shape);
+    }
+
+    @Override
+    public String toString() {
+        return name + ": " + dtype + " " + Arrays.toString(shape) + " @ [" + begin + ", " + end + ")";
+    }
+}

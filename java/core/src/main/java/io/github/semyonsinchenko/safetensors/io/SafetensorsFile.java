@@ -1,0 +1,180 @@
+package io.github.semyonsinchenko.safetensors.io;
+
+import io.github.semyonsinchenko.safetensors.format.Header;
+import io.github.semyonsinchenko.safetensors.format.TensorInfo;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.SequencedMap;
+
+/**
+ * A validated safetensors file mapped into memory. Tensors are read-only {@link MemorySegment}
+ * slices of the mapping: no tensor byte is copied onto the heap.
+ *
+ * <h2>Arena ownership</h2>
+ * Each {@code SafetensorsFile} owns exactly one {@link Arena}, created by {@link #open} and closed
+ * by {@link #close()}, which unmaps the file at once (no waiting for GC; files over 2 GiB map as one
+ * segment). The {@link Tensor}s and segments it hands out are borrowed views: they have no
+ * {@code close()}, and any access after the file is closed throws {@link IllegalStateException}
+ * (the JDK checks every segment access against its arena, so a late read fails cleanly rather
+ * than touching unmapped memory).
+ * <ul>
+ *   <li>{@link Sharing#SHARED} (the default): any thread may read the segments; {@code close()}
+ *       performs a JVM-wide handshake (microseconds to a few milliseconds), so it suits files
+ *       opened once and read by many threads.</li>
+ *   <li>{@link Sharing#CONFINED}: only the opening thread may read or close; close is cheap. Suits
+ *       one task reading one file, e.g. a Spark partition reader.</li>
+ * </ul>
+ * {@code close()} is idempotent. If the file is truncated by another process while mapped, reads
+ * of the lost pages throw {@link InternalError} from the JDK rather than crash.
+ */
+public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
+
+    /** Which threads may use the mapping; see the class comment. */
+    public enum Sharing { SHARED, CONFINED }
+
+    private final Path path;
+    private final Header header;
+    private final Arena arena;
+    private final List<Tensor> tensors;
+    private final Map<String, Tensor> byName;
+    private volatile boolean closed;
+
+    private SafetensorsFile(Path path, Header header, Arena arena, MemorySegment mapping) {
+        this.path = path;
+        this.header = header;
+        this.arena = arena;
+        MemorySegment data = mapping.asSlice(header.dataOffset(), header.dataSize());
+        List<Tensor> list = new ArrayList<>(header.size());
+        Map<String, Tensor> index = HashMap.newHashMap(header.size());
+        for (TensorInfo info : header.tensors()) {
+            Tensor t = new Tensor(this, info, data.asSlice(info.begin(), info.byteSize()));
+            list.add(t);
+            index.put(info.name(), t);
+        }
+        this.tensors = Collections.unmodifiableList(list);
+        this.byName = index;
+    }
+
+    /** Opens, validates and maps {@code path} with a {@link Sharing#SHARED} arena. */
+    public static SafetensorsFile open(Path path) throws IOException {
+        return open(path, Sharing.SHARED);
+    }
+
+    /**
+     * Opens, validates and maps {@code path}.
+     *
+     * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the file breaks a
+     *     format rule; the message names the file, the tensor and the rule
+     */
+    public static SafetensorsFile open(Path path, Sharing sharing) throws IOException {
+        String source = path.toString();
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            Header header = Header.read(channel, source);
+            Arena arena = sharing == Sharing.CONFINED ? Arena.ofConfined() : Arena.ofShared();
+            boolean success = false;
+            try {
+                MemorySegment mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, header.fileSize(), arena);
+                SafetensorsFile file = new SafetensorsFile(path, header, arena, mapping);
+                success = true;
+                return file;
+            } catch (IOException e) {
+                throw new IOException(source + ": mapping " + header.fileSize() + " bytes failed (check free address"
+                        + " space and vm.max_map_count): " + e.getMessage(), e);
+            } finally {
+                if (!success) {
+                    arena.close();
+                }
+            }
+        }
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /** The validated header (also available after close). */
+    public Header header() {
+        return header;
+    }
+
+    /** {@code __metadata__} in file order. */
+    public SequencedMap<String, String> metadata() {
+        return header.metadata();
+    }
+
+    /** Tensors in offset order. */
+    public List<Tensor> tensors() {
+        ensureOpen();
+        return tensors;
+    }
+
+    @Override
+    public Iterator<Tensor> iterator() {
+        return tensors().iterator();
+    }
+
+    public int size() {
+        return tensors.size();
+    }
+
+    public boolean contains(String name) {
+        return byName.containsKey(name);
+    }
+
+    /**
+     * The tensor called {@code name}, in O(1).
+     *
+     * @throws NoSuchElementException naming the file when there is no such tensor
+     */
+    public Tensor tensor(String name) {
+        ensureOpen();
+        Tensor t = byName.get(name);
+        if (t == null) {
+            throw new NoSuchElementException(path + ": no tensor \"" + name + "\" (the file has " + tensors.size()
+                    + " tensors)");
+        }
+        return t;
+    }
+
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException(path + ": the file is closed");
+        }
+    }
+
+    /** Unmaps the file. Idempotent; with a confined arena, only the opening thread may call it. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            arena.close();
+            closed = true;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SafetensorsFile[" + path + ", " + tensors.size() + " tensors, " + header.fileSize() + " bytes"
+                + (closed ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,119 @@
+/*
+ * safetensors_native: SIMD dtype conversion and row-gather kernels.
+ *
+ * Contract (shared by every ISA variant, which must agree bit for bit with the
+ * scalar oracle):
+ *   - Pointers and lengths in, a status code out. No I/O, no allocation, no abort.
+ *   - Lengths count ELEMENTS unless the parameter name says bytes.
+ *   - Buffers may be unaligned. Source and destination must not overlap.
+ *   - The caller (the Java Kernels facade) has already checked every bound; the
+ *     library checks again where it is cheap (NULL with n > 0, gather indices)
+ *     and returns an error instead of touching memory it was not given.
+ *
+ * Rounding and NaN rules (the "why" is in docs of each function):
+ *   - "rne"   = IEEE round-to-nearest-even, independent of MXCSR.
+ *   - "trunc" = IEEE round-toward-zero (for BF16 that is "keep the top 16 bits"
+ *               for every finite value; F16 finite overflow saturates to
+ *               +-65504, i.e. 0x7BFF/0xFBFF; infinities stay infinite).
+ *   - Widening (BF16->F32, F16->F32) is exact for every bit pattern, NaNs
+ *     included: sign and payload are kept and a signalling NaN stays signalling.
+ *   - F32->BF16 (rne and trunc): NaN -> 0x7FC0 or 0xFFC0 (canonical quiet NaN,
+ *     sign kept), never Inf. Non-NaN rne results equal PyTorch/ml_dtypes.
+ *   - F32->F16 (rne and trunc): NaN -> sign | 0x7E00 | (mantissa >> 13)
+ *     (quiet bit forced, top payload bits kept), the F16C hardware rule.
+ *   - F16<->BF16 go through F32 (exact widening, then one rounding), so they are
+ *     correctly rounded and follow the NaN rule of the narrowing step.
+ *   - Integer/F64 -> F32 follow C's (float) cast in the default rounding mode,
+ *     i.e. numpy astype(float32): round-to-nearest-even; F64 NaN keeps sign and
+ *     the top payload bits and is quieted; F64 overflow gives +-Inf.
+ */
+#ifndef SAFETENSORS_NATIVE_H
+#define SAFETENSORS_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define ST_API __declspec(dllexport)
+#else
+#define ST_API __attribute__((visibility("default")))
+#endif
+
+/* Status codes. */
+#define ST_OK 0
+#define ST_ERR_NULL 1          /* a NULL pointer with a non-zero length */
+#define ST_ERR_INDEX 2         /* a gather index < 0 or >= n_rows */
+#define ST_ERR_UNSUPPORTED 3   /* the selected ISA cannot run on this CPU / unknown ISA name */
+#define ST_ERR_ARGUMENT 4      /* any other bad argument (e.g. row_bytes == 0 with rows) */
+
+/* ABI version of this header; bumped on any incompatible change. Java refuses a mismatch. */
+#define ST_ABI_VERSION 1
+
+/* Library version string, e.g. "0.1.0". Never NULL. */
+ST_API const char *st_version(void);
+/* ST_ABI_VERSION the library was built with. */
+ST_API int st_abi_version(void);
+
+/*
+ * ISA dispatch. At load the best supported level is chosen once by cpuid, in
+ * priority order "avx512" (AVX-512 F+BW+VL), "avx2" (AVX2+F16C+FMA), "scalar".
+ * The environment variable SAFETENSORS_NATIVE_ISA (scalar|avx2|avx512) forces
+ * a level; an unknown or unsupported name selects "unsupported", in which every
+ * kernel returns ST_ERR_UNSUPPORTED (the library never aborts or prints).
+ */
+ST_API const char *st_isa_name(void);
+/* 1 if the named level can run on this CPU, else 0. */
+ST_API int st_isa_supported(const char *name);
+/* Switch the active level at run time (tests and benchmarks). ST_OK or ST_ERR_UNSUPPORTED. Not thread-safe against concurrent kernel calls. */
+ST_API int st_select_isa(const char *name);
+
+/* ---- 16 <-> 32 bit float conversions; n = element count ---- */
+ST_API int st_bf16_to_f32(float *dst, const uint16_t *src, size_t n);
+ST_API int st_f32_to_bf16_rne(uint16_t *dst, const float *src, size_t n);
+ST_API int st_f32_to_bf16_trunc(uint16_t *dst, const float *src, size_t n);
+ST_API int st_f16_to_f32(float *dst, const uint16_t *src, size_t n);
+ST_API int st_f32_to_f16_rne(uint16_t *dst, const float *src, size_t n);
+ST_API int st_f32_to_f16_trunc(uint16_t *dst, const float *src, size_t n);
+ST_API int st_f16_to_bf16(uint16_t *dst, const uint16_t *src, size_t n);   /* rne */
+ST_API int st_bf16_to_f16(uint16_t *dst, const uint16_t *src, size_t n);   /* rne */
+
+/* ---- widening to F32 (numpy astype(float32) semantics) ---- */
+ST_API int st_i8_to_f32(float *dst, const int8_t *src, size_t n);
+ST_API int st_u8_to_f32(float *dst, const uint8_t *src, size_t n);
+ST_API int st_i16_to_f32(float *dst, const int16_t *src, size_t n);
+ST_API int st_u16_to_f32(float *dst, const uint16_t *src, size_t n);
+ST_API int st_i32_to_f32(float *dst, const int32_t *src, size_t n);
+ST_API int st_u32_to_f32(float *dst, const uint32_t *src, size_t n);
+ST_API int st_i64_to_f32(float *dst, const int64_t *src, size_t n);
+ST_API int st_u64_to_f32(float *dst, const uint64_t *src, size_t n);
+ST_API int st_f64_to_f32(float *dst, const double *src, size_t n);
+
+/*
+ * ---- gather ----
+ * dst[i*row_bytes .. +row_bytes) = table[idx[i]*row_bytes .. +row_bytes) for i < n_idx.
+ * Every index is checked against n_rows before anything is written; on a bad
+ * index the call returns ST_ERR_INDEX and dst is untouched.
+ */
+ST_API int st_gather_u32(void *dst, const void *table, size_t n_rows, size_t row_bytes,
+                         const uint32_t *idx, size_t n_idx);
+ST_API int st_gather_i64(void *dst, const void *table, size_t n_rows, size_t row_bytes,
+                         const int64_t *idx, size_t n_idx);
+
+/* Gather-and-convert: table holds n_rows rows of row_elems 16-bit values; dst gets n_idx*row_elems floats. */
+ST_API int st_gather_f16_to_f32_u32(float *dst, const uint16_t *table, size_t n_rows, size_t row_elems,
+                                    const uint32_t *idx, size_t n_idx);
+ST_API int st_gather_f16_to_f32_i64(float *dst, const uint16_t *table, size_t n_rows, size_t row_elems,
+                                    const int64_t *idx, size_t n_idx);
+ST_API int st_gather_bf16_to_f32_u32(float *dst, const uint16_t *table, size_t n_rows, size_t row_elems,
+                                     const uint32_t *idx, size_t n_idx);
+ST_API int st_gather_bf16_to_f32_i64(float *dst, const uint16_t *table, size_t n_rows, size_t row_elems,
+                                     const int64_t *idx, size_t n_idx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SAFETENSORS_NATIVE_H */
