@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every test: C kernels under ASan/UBSan (ctest), Java unit and integration tests,
+# the bounded Jazzer fuzz run, and the Python interop suite against the Hugging Face library.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ST_ROOT"
+echo "==> JDK: $JAVA_HOME"
+
+echo "==> Maven: native (cmake + ctest with sanitizers), Java tests"
+mvn -B -ntp verify
+
+for suite in tests/*/run.sh; do
+  [ -f "$suite" ] || continue
+  echo "==> Python interop: $suite"
+  bash "$suite"
+done
+echo "==> all tests passed"
