@@ -24,9 +24,11 @@ import java.util.SequencedMap;
  */
 final class HeaderParser {
     private static final JsonFactory JSON = JsonFactory.builder()
-            // The header limit is ours (100 MB), not Jackson's default 20 M chars per string.
+            // The header limit is ours (100 MB), not Jackson's defaults of 20 M chars per string and
+            // 50,000 per name: the writer accepts any tensor name or metadata key, so must the reader.
             .streamReadConstraints(StreamReadConstraints.builder()
                     .maxStringLength(Integer.MAX_VALUE)
+                    .maxNameLength(Integer.MAX_VALUE)
                     .maxNestingDepth(64)
                     .build())
             .build();
