@@ -243,13 +243,18 @@ final class HeaderParser {
 
     /** JSON escapes can spell an unpaired surrogate (\ud800), which no UTF-8 file name or key can hold. */
     private static void checkUnicode(String s, String source) throws SafetensorsException {
+        checkUnicode(s, source, null);
+    }
+
+    /** As above, naming {@code tensor} in the exception; the writer uses it before encoding a header. */
+    static void checkUnicode(String s, String source, String tensor) throws SafetensorsException {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
-                throw new SafetensorsException(Violation.HEADER_NOT_UTF8, source, null,
-                        "a JSON escape encodes the unpaired surrogate \\u" + Integer.toHexString(c));
+                throw new SafetensorsException(Violation.HEADER_NOT_UTF8, source, tensor,
+                        "the unpaired surrogate \\u" + Integer.toHexString(c) + " has no UTF-8 form");
             }
         }
     }

@@ -40,6 +40,41 @@ class HeaderRegressionTest {
         assertEquals("v", read.metadata().get(longKey));
     }
 
+    /** Jackson escaped supplementary characters as two \\uXXXX escapes; serde_json writes UTF-8. */
+    @Test
+    void supplementaryCharactersAreWrittenAsFourByteUtf8() throws SafetensorsException {
+        String emoji = "\uD83D\uDE00";
+        Header written = layout(Map.of("note", emoji), "w" + emoji);
+        String json = new String(headerJson(written), StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"w" + emoji + "\""), json);
+        assertTrue(json.contains("\"note\":\"" + emoji + "\""), json);
+        assertEquals(written.tensors(), reparse(written).tensors());
+    }
+
+    /** Control characters are escaped as serde_json does: short escapes where JSON has them, else lowercase hex. */
+    @Test
+    void controlCharactersAreEscapedLikeTheReferenceWriter() throws SafetensorsException {
+        Map<String, String> metadata = new LinkedHashMap<>();
+        metadata.put("k", "\b\t\n\f\r\u0001\u001f\u007f\"\\/");
+        Header written = layout(metadata);
+        String json = new String(headerJson(written), StandardCharsets.UTF_8).stripTrailing();
+        assertEquals("{\"__metadata__\":{\"k\":\"\\b\\t\\n\\f\\r\\u0001\\u001f\u007f\\\"\\\\/\"}}", json);
+        assertEquals(metadata, reparse(written).metadata());
+    }
+
+    /** A lone surrogate was written as a \\uD800 escape, which the reader then rejected. */
+    @Test
+    void writerRejectsUnpairedSurrogates() {
+        for (String bad : List.of("\uD800", "a\uDC00", "\uDE00\uD83D", "x\uD83D")) {
+            SafetensorsException name = assertThrows(SafetensorsException.class, () -> layout(Map.of(), bad));
+            assertEquals(Violation.HEADER_NOT_UTF8, name.violation());
+            SafetensorsException key = assertThrows(SafetensorsException.class, () -> layout(Map.of(bad, "v")));
+            assertEquals(Violation.HEADER_NOT_UTF8, key.violation());
+            SafetensorsException value = assertThrows(SafetensorsException.class, () -> layout(Map.of("k", bad)));
+            assertEquals(Violation.HEADER_NOT_UTF8, value.violation());
+        }
+    }
+
     @Test
     void headerBytesAreStable() throws SafetensorsException {
         // Guard for the fixes above: plain ASCII output is unchanged.
