@@ -178,6 +178,8 @@ final class HeaderParser {
             long v = p.getLongValue();
             expect(v >= 0 && v <= Header.MAX_DIMENSION, rule, source, name,
                     "element " + n + " = " + v + (v < 0 ? " is negative" : " exceeds 2^48-1"));
+            // serde_json reads -0 as a float, so the reference rejects it; so do we.
+            expect(v != 0 || p.getText().charAt(0) != '-', rule, source, name, "element " + n + " is negative zero");
             if (arity >= 0 && n >= arity) {
                 throw new SafetensorsException(rule, source, name, "more than " + arity + " elements");
             }

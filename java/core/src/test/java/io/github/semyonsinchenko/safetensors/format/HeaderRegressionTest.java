@@ -75,6 +75,18 @@ class HeaderRegressionTest {
         }
     }
 
+    /** serde_json reads -0 as a float, so the reference rejects it where an integer is required. */
+    @Test
+    void negativeZeroIsNotANonNegativeInteger() {
+        byte[] shape = "{\"w\":{\"dtype\":\"U8\",\"shape\":[-0],\"data_offsets\":[0,0]}}".getBytes(StandardCharsets.UTF_8);
+        SafetensorsException e = assertThrows(SafetensorsException.class, () -> Header.parse(shape, -1, "s"));
+        assertEquals(Violation.INVALID_SHAPE, e.violation());
+        assertEquals("w", e.tensor());
+        byte[] offsets = "{\"w\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[-0,0]}}".getBytes(StandardCharsets.UTF_8);
+        e = assertThrows(SafetensorsException.class, () -> Header.parse(offsets, -1, "s"));
+        assertEquals(Violation.INVALID_OFFSETS, e.violation());
+    }
+
     @Test
     void headerBytesAreStable() throws SafetensorsException {
         // Guard for the fixes above: plain ASCII output is unchanged.
