@@ -100,7 +100,7 @@ public final class Header {
         ByteBuffer prefix = ByteBuffer.allocate(PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         if (readFully(channel, prefix) < PREFIX_BYTES) {
             throw new SafetensorsException(Violation.HEADER_LENGTH_TRUNCATED, source, null,
-                    "file size " + fileSize);
+                    "the file has only " + fileSize + " bytes");
         }
         long n = prefix.getLong(0);
         checkLength(n, fileSize, source);
