@@ -3,6 +3,7 @@ package io.github.semyonsinchenko.safetensors.format;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,7 +12,12 @@ import java.util.Map;
 
 /** Compact header JSON in the reference writer's shape: __metadata__ first, then tensors in offset order. */
 final class HeaderJson {
-    private static final JsonFactory JSON = new JsonFactory();
+    // The reference writer's (serde_json's) bytes exactly: control characters escaped as lowercase
+    // \u001f, and characters above U+FFFF as their 4 UTF-8 bytes, not as an escaped surrogate pair.
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE)
+            .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
+            .build();
 
     private HeaderJson() {}
 
