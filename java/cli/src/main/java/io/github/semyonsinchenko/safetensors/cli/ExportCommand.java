@@ -50,6 +50,8 @@ final class ExportCommand implements Callable<Integer> {
         Files.createDirectories(outDir);
         PrintWriter out = spec.commandLine().getOut();
         try (SafetensorsFile st = SafetensorsFile.open(file, SafetensorsFile.Sharing.CONFINED)) {
+            // A manifest means a complete export: drop an old one before replacing the files it lists.
+            Files.deleteIfExists(outDir.resolve(MANIFEST));
             List<Tensor> tensors = st.tensors();
             for (int i = 0; i < tensors.size(); i++) {
                 writeRaw(tensors.get(i).data(), outDir.resolve(i + ".bin"));

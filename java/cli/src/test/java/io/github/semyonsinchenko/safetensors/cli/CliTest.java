@@ -251,6 +251,23 @@ class CliTest {
     }
 
     @Test
+    void exportOfAnInvalidFileFailsAndLeavesNoManifest() throws IOException {
+        Path dir = tmp.resolve("exported");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("manifest.json"), "{\"stale\": true}");
+        byte[] valid = rawFile("{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]}}", 4);
+        Path truncated = write("truncated.safetensors", Arrays.copyOf(valid, valid.length - 1));
+        Result r = run("export", truncated.toString(), "--out", dir.toString());
+        assertEquals(SafetensorsCli.EXIT_INVALID, r.exit());
+        assertTrue(r.err().contains(truncated + ": the file ends before the last tensor's data"), r.err());
+        assertTrue(Files.exists(dir.resolve("manifest.json")), "a failed open touches nothing");
+
+        Path good = goodFile();
+        assertEquals(0, run("export", good.toString(), "--out", dir.toString()).exit());
+        assertFalse(Files.readString(dir.resolve("manifest.json")).contains("stale"));
+    }
+
+    @Test
     void packLaysOutInReferenceOrderUnlessKeepOrder() throws IOException {
         Files.write(tmp.resolve("b.bin"), new byte[] {1, 2});
         Files.write(tmp.resolve("f.bin"), new byte[] {0, 0, (byte) 0x80, 0x3F});
