@@ -264,4 +264,181 @@ class SafetensorsWriteTest {
                 .write().format("safetensors").mode("append").option("name_col", "key").save(p));
         assertTrue(causes(shape).contains("column 'vec' is F32 [1] but the dataset has F32 [3]"), causes(shape));
     }
+
+    // ------------------------------------------------------------------ option validation
+
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> badOptions() {
+        return java.util.stream.Stream.of(
+                args(Map.of(), "set exactly one of 'batch_size'"),
+                args(Map.of("batch_size", "2", "name_col", "key"), "got both"),
+                args(Map.of("batch_size", "0"), "'batch_size' is '0'; allowed: a positive integer"),
+                args(Map.of("batch_size", "x"), "'batch_size' is 'x'"),
+                args(Map.of("name_col", "nope"), "'name_col' names column 'nope', which does not exist"),
+                args(Map.of("name_col", "id"), "the key column must be a string"),
+                args(Map.of("name_col", "key", "columns", "vec,,id"), "empty column name"),
+                args(Map.of("name_col", "key", "columns", "vec,vec"), "lists 'vec' twice"),
+                args(Map.of("name_col", "key", "columns", "key"), "lists the key column"),
+                args(Map.of("name_col", "key", "columns", "str"), "column 'str' is string, which cannot be written"),
+                args(Map.of("name_col", "key", "columns", "vec", "dtype", "I32"), "floating-point values are never truncated"),
+                args(Map.of("name_col", "key", "dtype", "F8"), "'dtype' is 'F8'; allowed: F16, BF16"),
+                args(Map.of("name_col", "key", "columns", "vec", "shapes", "{bad"), "'shapes' is not valid JSON"),
+                args(Map.of("name_col", "key", "columns", "vec", "shapes", "{\"zz\": [3]}"), "'shapes' names 'zz'"),
+                args(Map.of("name_col", "key", "columns", "vec", "shapes", "{\"vec\": [-1]}"), "non-negative integers"),
+                args(Map.of("name_col", "key", "columns", "vec", "tail_strategy", "pad"), "'tail_strategy' applies to batch mode"),
+                args(Map.of("batch_size", "2", "columns", "vec", "duplicatesStrategy", "fail"), "'duplicatesStrategy' applies to key-value mode"),
+                args(Map.of("batch_size", "2", "columns", "vec", "tail_strategy", "cut"), "allowed: write (default), drop, pad"),
+                args(Map.of("name_col", "key", "columns", "vec", "duplicatesStrategy", "first"), "allowed: fail (default), lastWin"),
+                args(Map.of("name_col", "key", "columns", "vec", "generate_index", "yes"), "allowed: true, false"),
+                args(Map.of("name_col", "key", "columns", "vec", "target_shard_size_mb", "49"), "an integer from 50 to 1000"),
+                args(Map.of("name_col", "key", "columns", "vec", "target_shard_size_mb", "1001"), "an integer from 50 to 1000"),
+                args(Map.of("name_col", "key", "columns", "vec,x/vec"), "no column name may end with '/'"));
+    }
+
+    static org.junit.jupiter.params.provider.Arguments args(Map<String, String> options, String message) {
+        return org.junit.jupiter.params.provider.Arguments.of(options, message);
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("badOptions")
+    void invalidOptionsFailAtPlanTimeWithAnAnalysisException(Map<String, String> options, String message) {
+        Path out = tmp.resolve("bad");
+        Dataset<Row> df = floats(2).selectExpr("id", "key", "vec", "'s' as str", "vec as `x/vec`");
+        AnalysisException e = assertThrows(AnalysisException.class,
+                () -> df.write().format("safetensors").options(options).save(out.toString()));
+        assertTrue(e.getMessage().contains(message), e.getMessage());
+        assertFalse(Files.exists(out.resolve(DatasetFiles.STAGING)), "no task ran");
+    }
+
+    @Test
+    void rowsOfAColumnMustAgreeAndNullsAreRejected() {
+        Exception shape = assertThrows(Exception.class, () -> spark.sql(
+                "select 'a' as key, array(1.0f, 2.0f) as v union all select 'b', array(1.0f)").coalesce(1)
+                .write().format("safetensors").option("name_col", "key").save(tmp.resolve("s").toString()));
+        assertTrue(causes(shape).contains("column 'v', row key 'b': the tensor is F32 [1] but earlier rows of this "
+                + "column are F32 [2]"), causes(shape));
+        Exception nul = assertThrows(Exception.class, () -> spark.sql(
+                "select 'a' as key, array(1.0f, null) as v").write().format("safetensors")
+                .option("name_col", "key").save(tmp.resolve("n").toString()));
+        assertTrue(causes(nul).contains("column 'v', row key 'a': the array contains null elements"), causes(nul));
+        Exception relabel = assertThrows(Exception.class, () -> spark.sql(
+                "select 'a' as key, named_struct('data', unhex('01000000'), 'shape', array(1), 'dtype', 'I32') as t")
+                .write().format("safetensors").option("name_col", "key").option("dtype", "F16")
+                .save(tmp.resolve("r").toString()));
+        assertTrue(causes(relabel).contains("never relabeled"), causes(relabel));
+    }
+
+    // ------------------------------------------------------------------ duplicates and index
+
+    @Test
+    void duplicateKeysFailInATaskOrLastOneWins() throws Exception {
+        Dataset<Row> dup = spark.sql("select 'a' as key, array(1.0f) as v union all select 'a', array(2.0f)")
+                .coalesce(1);
+        Path fail = tmp.resolve("dupfail");
+        Exception e = assertThrows(Exception.class, () -> dup.write().format("safetensors")
+                .option("name_col", "key").save(fail.toString()));
+        assertTrue(causes(e).contains("duplicate key 'a' in column 'key'"), causes(e));
+        assertEquals(List.of(), allFiles(fail));
+
+        Path last = tmp.resolve("duplast");
+        dup.write().format("safetensors").option("name_col", "key").option("duplicatesStrategy", "lastWin")
+                .save(last.toString());
+        assertArrayEquals(new float[] {2.0f}, floatsOf(tensors(last).get("a").bytes()));
+        assertEquals(1, manifest(last).get("total_samples").asLong());
+    }
+
+    @Test
+    void duplicateKeysAcrossTasksFailAtCommitWithTheIndex() throws Exception {
+        Dataset<Row> twoTasks = spark.range(0, 2, 1, 2).selectExpr("'a' as key", "array(cast(id as float)) as v");
+        Path withIndex = tmp.resolve("dupidx");
+        Exception e = assertThrows(Exception.class, () -> twoTasks.write().format("safetensors")
+                .option("name_col", "key").option("generate_index", "true").save(withIndex.toString()));
+        assertTrue(causes(e).contains("duplicate key 'a' (column 'v') in part-00000-"), causes(e));
+        assertEquals(List.of(), allFiles(withIndex), "nothing visible, staging removed");
+
+        // Without the index keys are not compared across tasks (documented in DATASET.md).
+        Path noIndex = tmp.resolve("dupnoidx");
+        twoTasks.write().format("safetensors").option("name_col", "key").save(noIndex.toString());
+        assertEquals(2, shards(noIndex).size());
+    }
+
+    @Test
+    void indexRoutesEveryKeyToItsFileAndByteRange() throws Exception {
+        Path out = tmp.resolve("idx");
+        floats(20).selectExpr("key", "vec", "array(id) as ids").write().format("safetensors")
+                .option("name_col", "key").option("generate_index", "true").save(out.toString());
+        checkIndex(out, 40);
+        assertEquals(DatasetFiles.INDEX, manifest(out).get("index").get("file").asText());
+
+        // append keeps the index complete
+        spark.range(100, 110, 1, 2).selectExpr("concat('k', id) as key",
+                        "transform(sequence(0, 2), i -> cast(id * 10 + i as float)) as vec", "array(id) as ids")
+                .write().format("safetensors").mode("append").option("name_col", "key").save(out.toString());
+        checkIndex(out, 60);
+
+        // a dataset without an index gets one on append with generate_index=true (from the shard headers)
+        Path late = tmp.resolve("idxlate");
+        floats(6).select("key", "vec").write().format("safetensors").option("name_col", "key").save(late.toString());
+        spark.range(50, 52).selectExpr("concat('k', id) as key", "array(1.0f, 2.0f, 3.0f) as vec")
+                .write().format("safetensors").mode("append").option("name_col", "key")
+                .option("generate_index", "true").save(late.toString());
+        checkIndex(late, 8);
+
+        // batch mode: tensor_key is the column
+        Path batch = tmp.resolve("idxbatch");
+        floats(10).select("vec").write().format("safetensors").option("batch_size", "3")
+                .option("generate_index", "true").save(batch.toString());
+        checkIndex(batch, 4);
+    }
+
+    private void checkIndex(Path root, int expectedRows) throws Exception {
+        // Spark's file listing skips names starting with '_', so read a copy with Spark's own reader.
+        Path copy = Files.createTempDirectory(tmp, "index").resolve("index.parquet");
+        Files.copy(root.resolve(DatasetFiles.INDEX), copy);
+        List<Row> rows = spark.read().parquet(copy.toString()).collectAsList();
+        assertEquals(expectedRows, rows.size());
+        Map<String, Read> t = WriteTestSupport.tensorsByFile(root);
+        assertEquals(expectedRows, t.size());
+        for (Row r : rows) {
+            Read read = t.get(r.<String>getAs("file_name") + "::" + r.<String>getAs("tensor_name"));
+            assertEquals(read.file(), r.getAs("file_name"));
+            assertEquals(read.dtype(), r.getAs("dtype"));
+            List<Integer> shape = r.getList(r.fieldIndex("shape"));
+            assertEquals(java.util.Arrays.stream(read.shape()).boxed().map(Long::intValue).toList(), shape);
+            long begin = r.getAs("begin");
+            long end = r.getAs("end");
+            byte[] slice = java.util.Arrays.copyOfRange(Files.readAllBytes(root.resolve(read.file())), (int) begin,
+                    (int) end);
+            assertArrayEquals(read.bytes(), slice);
+            String name = r.getAs("tensor_name");
+            String key = r.getAs("tensor_key");
+            String column = r.getAs("column");
+            assertTrue(name.equals(key) || name.equals(key + "/" + column) || key.equals(column), r.toString());
+        }
+    }
+
+    // ------------------------------------------------------------------ shard sizing
+
+    @Test
+    void shardsCloseAtTheTargetSize() throws Exception {
+        Path out = tmp.resolve("sized");
+        // 2 tasks x 130 rows x 1 MiB: with a 50 MiB target each task writes 50, 50 and 30 MiB shards
+        spark.range(0, 260, 1, 2).selectExpr("concat('k', id) as key",
+                        "array_repeat(cast(id as float), 262144) as vec")
+                .write().format("safetensors").option("name_col", "key").option("target_shard_size_mb", "50")
+                .save(out.toString());
+        JsonNode m = manifest(out);
+        assertEquals(260, m.get("total_samples").asLong());
+        Map<String, List<Long>> perTask = new java.util.TreeMap<>();
+        for (JsonNode s : m.get("shards")) {
+            perTask.computeIfAbsent(s.get("file").asText().substring(0, 10), k -> new java.util.ArrayList<>())
+                    .add(s.get("bytes").asLong());
+        }
+        assertEquals(2, perTask.size());
+        long target = 50L << 20;
+        for (List<Long> sizes : perTask.values()) {
+            assertEquals(3, sizes.size(), sizes.toString());
+            long full = sizes.stream().filter(b -> b >= 0.8 * target && b <= 1.2 * target).count();
+            assertEquals(2, full, "all but the task's last shard within 20% of the target: " + sizes);
+        }
+    }
 }

@@ -56,6 +56,20 @@ final class WriteTestSupport {
         return out;
     }
 
+    /** All tensors of all shards by "file::name" (batch names repeat across shards). */
+    static Map<String, Read> tensorsByFile(Path root) throws IOException {
+        Map<String, Read> out = new LinkedHashMap<>();
+        for (Path p : shards(root)) {
+            try (SafetensorsFile f = SafetensorsFile.open(p)) {
+                for (Tensor t : f) {
+                    String file = p.getFileName().toString();
+                    out.put(file + "::" + t.name(), new Read(t.dtype().name(), t.shape(), t.toByteArray(), file));
+                }
+            }
+        }
+        return out;
+    }
+
     static List<String> names(JsonNode shardsNode) {
         List<String> out = new ArrayList<>();
         shardsNode.forEach(n -> out.add(n.get("file").asText()));
