@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.spark.write.ShardCommitMessage.ColumnSchema;
 import io.github.semyonsinchenko.safetensors.spark.write.ShardCommitMessage.Shard;
 import java.io.IOException;
@@ -51,13 +52,6 @@ record Manifest(String writeMode, Map<String, ColumnSchema> schema, List<Shard> 
         root.put("write_mode", writeMode);
         root.put("total_samples", totalSamples());
         root.put("total_bytes", totalBytes());
-        if (batchSize != null) {
-            root.put("batch_size", batchSize);
-            root.put("tail_strategy", tailStrategy);
-        }
-        if (nameCol != null) {
-            root.put("name_col", nameCol);
-        }
         ObjectNode s = root.putObject("schema");
         for (Map.Entry<String, ColumnSchema> e : schema.entrySet()) {
             ObjectNode c = s.putObject(e.getKey());
@@ -96,11 +90,7 @@ record Manifest(String writeMode, Map<String, ColumnSchema> schema, List<Shard> 
             for (JsonNode sh : root.get("shards")) {
                 shards.add(new Shard(sh.get("file").asText(), sh.get("samples_count").asLong(), sh.get("bytes").asLong()));
             }
-            return new Manifest(root.get("write_mode").asText(), schema, shards,
-                    root.has("batch_size") ? root.get("batch_size").asInt() : null,
-                    root.has("tail_strategy") ? root.get("tail_strategy").asText() : null,
-                    root.has("name_col") ? root.get("name_col").asText() : null,
-                    root.has("index"));
+            return new Manifest(root.get("write_mode").asText(), schema, shards, null, null, null, root.has("index"));
         } catch (RuntimeException e) {
             throw new IOException(source + ": not a valid dataset manifest (" + e + ")", e);
         }
@@ -112,10 +102,30 @@ record Manifest(String writeMode, Map<String, ColumnSchema> schema, List<Shard> 
         if (!fs.exists(p)) {
             return null;
         }
+        Manifest m;
         try (InputStream in = fs.open(p)) {
-            return fromJson(JSON.readTree(in), p.toString());
+            m = fromJson(JSON.readTree(in), p.toString());
         }
+        if (m.shards().isEmpty()) {
+            return m;
+        }
+        // The mode options live in every shard's __metadata__ (the manifest schema has no place for them).
+        Path first = new Path(root, m.shards().get(0).file());
+        Map<String, String> meta;
+        try (InputStream in = fs.open(first)) {
+            meta = Header.read(in, fs.getFileStatus(first).getLen(), first.toString()).metadata();
+        }
+        return new Manifest(m.writeMode(), m.schema(), m.shards(),
+                meta.containsKey(META_BATCH_SIZE) ? Integer.valueOf(meta.get(META_BATCH_SIZE)) : null,
+                meta.get(META_TAIL_STRATEGY), meta.get(META_NAME_COL), m.hasIndex());
     }
+
+    /** Shard {@code __metadata__} keys (spark/DATASET.md). */
+    static final String META_WRITE_MODE = "write_mode";
+    static final String META_BATCH_SIZE = "batch_size";
+    static final String META_TAIL_STRATEGY = "tail_strategy";
+    static final String META_NAME_COL = "name_col";
+    static final String META_CREATED_BY = "created_by";
 
     void write(FileSystem fs, Path root) throws IOException {
         Path tmp = new Path(root, "." + DatasetFiles.MANIFEST + "." + UUID.randomUUID() + ".tmp");

@@ -287,8 +287,14 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
     /** Streams the pending tensors into a new shard file in the attempt directory. */
     private void flush() throws IOException {
         SafetensorsWriter writer = new SafetensorsWriter()
-                .metadata("created_by", "safetensors-jvm spark")
-                .metadata("write_mode", options.mode == WriteOptions.Mode.KV ? "kv" : "batch");
+                .metadata(Manifest.META_CREATED_BY, Manifest.createdBy())
+                .metadata(Manifest.META_WRITE_MODE, options.mode == WriteOptions.Mode.KV ? "kv" : "batch");
+        if (options.mode == WriteOptions.Mode.KV) {
+            writer.metadata(Manifest.META_NAME_COL, options.nameCol);
+        } else {
+            writer.metadata(Manifest.META_BATCH_SIZE, Integer.toString(options.batchSize))
+                    .metadata(Manifest.META_TAIL_STRATEGY, options.tail.name().toLowerCase(java.util.Locale.ROOT));
+        }
         Map<String, Pending> byName = new LinkedHashMap<>();
         for (Pending p : pending) {
             if (p != null) {

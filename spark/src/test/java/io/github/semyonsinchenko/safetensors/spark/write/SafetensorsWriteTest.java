@@ -53,6 +53,17 @@ class SafetensorsWriteTest {
                 "transform(sequence(0, 2), i -> cast(id * 10 + i as float)) as vec");
     }
 
+    /** The given __metadata__ entries of the first shard. */
+    static Map<String, String> shardMeta(Path root, String... keys) throws Exception {
+        try (var f = io.github.semyonsinchenko.safetensors.io.SafetensorsFile.open(shards(root).get(0))) {
+            Map<String, String> out = new java.util.HashMap<>();
+            for (String k : keys) {
+                out.put(k, f.metadata().get(k));
+            }
+            return out;
+        }
+    }
+
     static float[] floatsOf(byte[] b) {
         ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
         float[] out = new float[b.length / 4];
@@ -79,7 +90,7 @@ class SafetensorsWriteTest {
         assertEquals("kv", m.get("write_mode").asText());
         assertEquals("1", m.get("format_version").asText());
         assertEquals(10, m.get("total_samples").asLong());
-        assertEquals("key", m.get("name_col").asText());
+        assertEquals(Map.of("write_mode", "kv", "name_col", "key"), shardMeta(out, "write_mode", "name_col"));
         assertEquals("F32", m.get("schema").get("vec").get("dtype").asText());
         assertEquals("[3]", m.get("schema").get("vec").get("shape").toString());
         long bytes = 0;
@@ -118,8 +129,10 @@ class SafetensorsWriteTest {
         assertArrayEquals(new float[] {80, 81, 82, 90, 91, 92}, last);
         JsonNode m = manifest(out);
         assertEquals(10, m.get("total_samples").asLong());
-        assertEquals(4, m.get("batch_size").asInt());
-        assertEquals("write", m.get("tail_strategy").asText());
+        assertEquals(Map.of("write_mode", "batch", "batch_size", "4", "tail_strategy", "write"),
+                shardMeta(out, "write_mode", "batch_size", "tail_strategy"));
+        assertEquals(java.util.Set.of("format_version", "safetensors_version", "created_by", "write_mode",
+                "total_samples", "total_bytes", "schema", "shards"), java.util.stream.StreamSupport.stream(((Iterable<String>) m::fieldNames).spliterator(), false).collect(java.util.stream.Collectors.toSet()));
     }
 
     @Test
