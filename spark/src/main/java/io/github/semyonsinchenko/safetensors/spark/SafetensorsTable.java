@@ -3,15 +3,19 @@ package io.github.semyonsinchenko.safetensors.spark;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
+import io.github.semyonsinchenko.safetensors.spark.write.SafetensorsWriteBuilder;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
 
 /**
  * A safetensors dataset at a path. Read and write builders live in their own packages; this class
  * only wires them up and declares capabilities.
  */
-public final class SafetensorsTable implements Table {
+public final class SafetensorsTable implements Table, SupportsWrite {
     private final StructType schema;
     private final Map<String, String> properties;
 
@@ -37,6 +41,14 @@ public final class SafetensorsTable implements Table {
 
     @Override
     public Set<TableCapability> capabilities() {
-        return EnumSet.noneOf(TableCapability.class);
+        Set<TableCapability> caps = EnumSet.noneOf(TableCapability.class);
+        // Write capabilities only behind the SaveMode front door (see write.SaveModeWrite).
+        caps.addAll(SafetensorsWriteBuilder.capabilities(properties));
+        return caps;
+    }
+
+    @Override
+    public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+        return new SafetensorsWriteBuilder(info);
     }
 }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# PySpark interop suite: the Spark connector's shaded jar under PySpark 4.2.0, checked with the
+# Hugging Face safetensors library, numpy and ml_dtypes (pytest, via uv).
+# Needs spark/target/safetensors-spark_2.13-<version>-all.jar: 'mvn -B -ntp -DskipTests package'.
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/env.sh"
+cd "$ST_ROOT/tests/pyspark_interop"
+
+if ! compgen -G "$ST_ROOT/spark/target/safetensors-spark_2.13-*-all.jar" > /dev/null; then
+  echo "error: spark/target/safetensors-spark_2.13-<version>-all.jar is missing; build it first with" >&2
+  echo "       'mvn -B -ntp -DskipTests package' in the repository root (scripts/test.sh runs it)." >&2
+  exit 1
+fi
+
+# PySpark starts the JVM from JAVA_HOME (set by env.sh to a JDK >= 22).
+locked=()
+[ -f uv.lock ] && locked=(--locked)
+st_uv sync "${locked[@]}" --quiet
+st_uv run "${locked[@]}" --no-sync pytest -q "$@"
