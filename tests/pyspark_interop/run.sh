@@ -12,8 +12,6 @@ if ! compgen -G "$ST_ROOT/spark/target/safetensors-spark_2.13-*-all.jar" > /dev/
   exit 1
 fi
 
-# PySpark starts the JVM from JAVA_HOME (set by env.sh to a JDK >= 22).
-locked=()
-[ -f uv.lock ] && locked=(--locked)
-st_uv sync "${locked[@]}" --quiet
-st_uv run "${locked[@]}" --no-sync pytest -q "$@"
+# pyproject.toml pins exact versions; the lock file uv writes stays local (git-ignored).
+st_uv sync --quiet
+st_uv run --no-sync pytest -q "$@"
