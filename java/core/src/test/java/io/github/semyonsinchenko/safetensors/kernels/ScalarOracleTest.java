@@ -269,7 +269,7 @@ class ScalarOracleTest {
         SplittableRandom rnd = new SplittableRandom(99);
         long[] edges = {0, 1, -1, Long.MAX_VALUE, Long.MIN_VALUE, 1L << 24, (1L << 24) + 1, (1L << 53) + 1,
             0x8000008000000000L, 0x8000008000000001L, 0x8000018000000000L, 0xFFFFFF7FFFFFFFFFL, 0xFFFFFF8000000000L};
-        for (int i = 0; i < 300_000 + edges.length; i++) {
+        for (int i = 0; i < 100_000 + edges.length; i++) {
             long v = i < edges.length ? edges[i] : switch (i % 3) {
                 case 0 -> rnd.nextLong();
                 case 1 -> rnd.nextLong() >>> rnd.nextInt(64);
@@ -286,7 +286,7 @@ class ScalarOracleTest {
     @Test
     void f64ToF32AgreesWithBigDecimal() {
         SplittableRandom rnd = new SplittableRandom(5);
-        for (int i = 0; i < 300_000; i++) {
+        for (int i = 0; i < 100_000; i++) {
             long b = rnd.nextLong();
             if (i % 2 == 0) { // around the F32 range and its rounding boundaries
                 b = (b & 0x800FFFFFFFFFFFFFL) | ((long) (1023 - 160 + rnd.nextInt(300)) << 52);
