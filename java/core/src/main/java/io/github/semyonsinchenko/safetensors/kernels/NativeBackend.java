@@ -163,6 +163,10 @@ final class NativeBackend extends Backend {
     void convert(Conversion c, MemorySegment src, MemorySegment dst, long n) {
         if (!src.isNative() || !dst.isNative()) {
             long chunk = CRITICAL_CHUNK_BYTES / Math.max(c.sourceBytes(), c.targetBytes());
+            if (n <= chunk) {
+                check(convertHeap(c, dst, src, n), c.nativeSymbol());
+                return;
+            }
             for (long i = 0; i < n; i += chunk) {
                 long m = Math.min(chunk, n - i);
                 check(convertHeap(c, dst.asSlice(i * c.targetBytes(), m * c.targetBytes()),
