@@ -1,6 +1,8 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.kernels.Conversion;
+import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -168,12 +170,19 @@ final class TensorEncoder {
         }
         int n = a.numElements();
         ColumnSpec.Element e = spec.element();
-        if (LITTLE_ENDIAN && dtype == e.natural && a instanceof UnsafeArrayData u) {
-            long bytes = (long) n * dtype.byteSize();
-            MemorySegment elements = unsafeElements(u, bytes);
-            if (elements != null) {
-                MemorySegment.copy(elements, 0, out, pos, bytes);
-                return pos + bytes;
+        if (LITTLE_ENDIAN && a instanceof UnsafeArrayData u) {
+            Conversion kernel = e == ColumnSpec.Element.FLOAT ? kernel(Dtype.F32, dtype) : null;
+            if (dtype == e.natural || kernel != null) {
+                MemorySegment elements = unsafeElements(u, (long) n * e.natural.byteSize());
+                if (elements != null) {
+                    long bytes = (long) n * dtype.byteSize();
+                    if (kernel == null) {
+                        MemorySegment.copy(elements, 0, out, pos, bytes);
+                    } else {
+                        Kernels.convert(kernel, elements, out.asSlice(pos, bytes), n);
+                    }
+                    return pos + bytes;
+                }
             }
         }
         int width = dtype.byteSize();
@@ -236,9 +245,28 @@ final class TensorEncoder {
         return v;
     }
 
+    /**
+     * The SIMD kernel for a float conversion, or null where there is none. Conversions to F64 and
+     * from F64 to 16 bits stay in Java: the latter must round once from double (round-to-odd).
+     */
+    private static Conversion kernel(Dtype from, Dtype to) {
+        return switch (from) {
+            case F32 -> to == Dtype.F16 ? Conversion.F32_TO_F16_RNE : to == Dtype.BF16 ? Conversion.F32_TO_BF16_RNE : null;
+            case F16 -> to == Dtype.F32 ? Conversion.F16_TO_F32 : to == Dtype.BF16 ? Conversion.F16_TO_BF16 : null;
+            case BF16 -> to == Dtype.F32 ? Conversion.BF16_TO_F32 : to == Dtype.F16 ? Conversion.BF16_TO_F16 : null;
+            case F64 -> to == Dtype.F32 ? Conversion.F64_TO_F32 : null;
+            default -> null;
+        };
+    }
+
     /** Float-to-float conversion of Tensor Struct bytes: decode exactly, encode correctly rounded. */
     private void convertFloats(MemorySegment src, Dtype from, MemorySegment out, Dtype to) {
         long n = src.byteSize() / from.byteSize();
+        Conversion kernel = kernel(from, to);
+        if (kernel != null) {
+            Kernels.convert(kernel, src, out, n);
+            return;
+        }
         int wf = from.byteSize();
         int wt = to.byteSize();
         for (long i = 0; i < n; i++) {
