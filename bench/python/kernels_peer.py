@@ -173,7 +173,12 @@ def main() -> None:
         }
     except Exception:  # numpy internals move; the versions are enough without this
         simd = {}
+    try:
+        hugepage = bool(np._core.multiarray._get_madvise_hugepage())
+    except Exception:  # private API; None = unknown
+        hugepage = None
     meta = {
+        "numpy_madvise_hugepage": hugepage,
         "python": platform.python_version(),
         "numpy": np.__version__,
         "ml_dtypes": ml_dtypes.__version__,
