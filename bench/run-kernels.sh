@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the conversion and gather kernels and writes bench/results/kernels.md + kernels.png.
 #
-#   bench/run-kernels.sh            the measurement (about 20-25 minutes on 2 cores; run it on a quiet machine)
+#   bench/run-kernels.sh            the measurement (about 30 minutes on 2 cores; run it on a quiet machine)
 #   bench/run-kernels.sh --quick    a smoke run (a few minutes): proves the harness works end to end and
 #                                   writes to bench/results/smoke/ (ignored by git), never over the real results
 #
@@ -27,8 +27,9 @@ if [ "$mode" = quick ]; then
   peer_args=(--quick)
 else
   out_dir=bench/results
-  # 2 warm-up + 5 measured iterations of 1 s, one fork per parameter combination (151 combinations).
-  default_jmh="-wi 2 -w 1s -i 5 -r 1s -f 1"
+  # 3 warm-up + 4 measured iterations of 1 s, one fork per parameter combination (155 forks, ~25 minutes).
+  # Two warm-ups are not enough for the Vector path to reach C2 on a busy machine.
+  default_jmh="-wi 3 -w 1s -i 4 -r 1s -f 1"
   peer_args=()
 fi
 jmh_args="${JMH_ARGS:-$default_jmh} -bm avgt -tu ns -prof gc"
