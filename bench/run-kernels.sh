@@ -58,7 +58,12 @@ echo "    $(grep -o '"default_path_description": "[^"]*"' "$raw/java.json"); Jav
 
 echo "==> [4/6] JMH: $jmh_args $*"
 # shellcheck disable=SC2086 # jmh_args is a list of words on purpose
-java --sun-misc-unsafe-memory-access=allow -jar "$jar" $jmh_args -rf json -rff "$raw/jmh.json" "$@" 2>&1 | tee "$raw/jmh.log"
+if ! java --sun-misc-unsafe-memory-access=allow -jar "$jar" $jmh_args -rf json -rff "$raw/jmh.json" "$@" 2>&1 \
+    | tee "$raw/jmh.log"; then
+  echo "error: JMH failed (its output is above and in $raw/jmh.log). If it could not take its lock, another" >&2
+  echo "       JMH run is going on on this machine: wait for it, the numbers would be skewed anyway." >&2
+  exit 1
+fi
 
 echo "==> [5/6] numpy / ml_dtypes peer timings"
 st_uv run -q --project bench/python python bench/python/kernels_peer.py "${peer_args[@]}" --out "$raw/peer.json"
