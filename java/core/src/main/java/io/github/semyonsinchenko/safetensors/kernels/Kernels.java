@@ -46,7 +46,9 @@ import java.util.function.Supplier;
  * jar ({@link Implementation#NATIVE}), the Vector API when the JVM runs with
  * {@code --add-modules=jdk.incubator.vector} ({@link Implementation#VECTOR}), else plain Java
  * ({@link Implementation#SCALAR}). The choice is logged once (System.Logger
- * {@code io.github.semyonsinchenko.safetensors.kernels}). The system property
+ * {@code io.github.semyonsinchenko.safetensors.kernels}: DEBUG when the native path is chosen by
+ * default, INFO for a fallback or a forced path, WARNING when a library exists but cannot load or a
+ * forced path cannot run). The system property
  * {@code -Dsafetensors.kernels=native|vector|scalar} forces a path; when the forced path cannot
  * run, every call throws an {@link IllegalStateException} saying why (there is no silent
  * fallback). {@code -Dsafetensors.native.library=<file>} loads that library file instead of the
@@ -522,7 +524,11 @@ public final class Kernels {
         for (String note : c.notes()) {
             line.append("; ").append(note);
         }
-        LOG.log(c.warn() ? System.Logger.Level.WARNING : System.Logger.Level.INFO, line.toString());
+        // The expected outcome (native, chosen by default) is DEBUG; a fallback or a forced path is
+        // INFO; a library that exists but cannot load, or a forced path that cannot run, is WARNING.
+        System.Logger.Level level = c.warn() ? System.Logger.Level.WARNING
+                : c.notes().isEmpty() ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
+        LOG.log(level, line.toString());
         return c.backend();
     }
 

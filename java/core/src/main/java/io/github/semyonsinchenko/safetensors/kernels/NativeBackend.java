@@ -108,10 +108,6 @@ final class NativeBackend extends Backend {
         return "NATIVE (isa " + LIB.isaName() + ", libsafetensors_native " + LIB.version + ")";
     }
 
-    static NativeLibrary library() {
-        return LIB;
-    }
-
     /** 1 if the named level can run on this CPU (st_isa_supported). */
     static boolean isaSupported(String name) {
         try (Arena arena = Arena.ofConfined()) {
@@ -129,7 +125,11 @@ final class NativeBackend extends Backend {
         } catch (Throwable t) {
             throw rethrow(t);
         }
-        check(rc, "st_select_isa(\"" + name + "\")");
+        if (rc != 0) {
+            throw new UnsupportedOperationException("st_select_isa(\"" + name + "\") returned "
+                    + (rc == 3 ? "ST_ERR_UNSUPPORTED: no such level, or this CPU cannot run it" : "status " + rc)
+                    + "; the active level is still '" + LIB.isaName() + "'");
+        }
     }
 
     static RuntimeException rethrow(Throwable t) {
@@ -163,6 +163,10 @@ final class NativeBackend extends Backend {
     void convert(Conversion c, MemorySegment src, MemorySegment dst, long n) {
         if (!src.isNative() || !dst.isNative()) {
             long chunk = CRITICAL_CHUNK_BYTES / Math.max(c.sourceBytes(), c.targetBytes());
+            if (n <= chunk) {
+                check(convertHeap(c, dst, src, n), c.nativeSymbol());
+                return;
+            }
             for (long i = 0; i < n; i += chunk) {
                 long m = Math.min(chunk, n - i);
                 check(convertHeap(c, dst.asSlice(i * c.targetBytes(), m * c.targetBytes()),

@@ -242,6 +242,19 @@ class ConversionPathsTest {
         }
     }
 
+    /** Heap conversions bigger than one critical call: the native path splits them into 4 MiB chunks. */
+    @Test
+    void heapConversionsSpanningSeveralCriticalChunks() {
+        int n = (int) (2 * NativeBackend.CRITICAL_CHUNK_BYTES / 4 + 12345); // F32 source: 2 full chunks and a bit
+        int[] bits = ScalarOracleTest.interestingFloats(new SplittableRandom(8), n);
+        checkAllPaths(Conversion.F32_TO_BF16_RNE, MemorySegment.ofArray(bits), n, "heap, 3 chunks");
+        short[] halves = new short[n];
+        for (int i = 0; i < n; i++) {
+            halves[i] = (short) bits[i];
+        }
+        checkAllPaths(Conversion.F16_TO_F32, MemorySegment.ofArray(halves), n, "heap, 3 chunks of dst");
+    }
+
     @Test
     void f64NaNsAndInfinities() {
         long[] values = {0x7FF0000000000001L, 0x7FF4000000000000L, 0xFFF8000000000000L, 0x7FFFFFFFFFFFFFFFL,

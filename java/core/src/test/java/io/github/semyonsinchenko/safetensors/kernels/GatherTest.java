@@ -173,6 +173,37 @@ class GatherTest {
         assertEquals(table[9 * 3], raw[0]);
     }
 
+    /** Heap gathers writing more than one critical call's worth: split into chunks of indices. */
+    @Test
+    void heapGathersSpanningSeveralCriticalChunks() {
+        SplittableRandom rnd = new SplittableRandom(23);
+        int rowElems = 1024; // 4 KiB of floats per row: 1024 rows per 4 MiB chunk
+        int count = 2500;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment table = randomBytes(rnd, (long) ROWS * rowElems * 2, false, arena);
+            MemorySegment idx = indices(rnd, count, IndexType.I64, true, arena);
+            MemorySegment want = MemorySegment.ofArray(new float[count * rowElems]);
+            MemorySegment wantRaw = MemorySegment.ofArray(new short[count * rowElems]);
+            for (int i = 0; i < count; i++) {
+                long r = index(idx, IndexType.I64, i);
+                ScalarBackend.convertRange(Conversion.BF16_TO_F32, table.asSlice(r * rowElems * 2, rowElems * 2L),
+                        want.asSlice((long) i * rowElems * 4), 0, rowElems);
+                MemorySegment.copy(table, r * rowElems * 2, wantRaw, (long) i * rowElems * 2, rowElems * 2L);
+            }
+            for (KernelPath path : KernelPath.all()) {
+                path.activate();
+                MemorySegment dst = MemorySegment.ofArray(new float[count * rowElems]);
+                Kernels.gatherConvert(path.backend(), Conversion.BF16_TO_F32, table, rowElems, idx, IndexType.I64, dst);
+                assertEquals(-1, want.mismatch(dst), path.name());
+                MemorySegment raw = MemorySegment.ofArray(new short[count * rowElems]);
+                Kernels.gather(path.backend(), table, rowElems * 2L, idx, IndexType.I64, raw);
+                assertEquals(-1, wantRaw.mismatch(raw), path.name());
+            }
+        } finally {
+            KernelPath.restoreNativeIsa();
+        }
+    }
+
     // ------------------------------------------------------------------ bad indices
 
     /** Bad U32 indices (as unsigned) and I64 indices for a table of ROWS rows. */
