@@ -21,6 +21,28 @@ STN_INLINE size_t stn_idx_at(const void *idx, size_t i, int wide)
 }
 
 /*
+ * Random rows of a large table miss every cache level, and a plain copy loop
+ * waits for one row at a time. Touching the row STN_PREFETCH_AHEAD positions
+ * ahead keeps that many misses in flight. Prefetches never fault, so they need
+ * no bounds (the indices were validated anyway). Only the first
+ * STN_PREFETCH_BYTES of a row are requested: the hardware streams the rest of a
+ * long row once its first lines arrive.
+ */
+#define STN_PREFETCH_AHEAD 16
+#define STN_PREFETCH_BYTES 512
+
+STN_INLINE void stn_prefetch_row(const unsigned char *t, size_t rb, const void *idx, size_t i,
+                                 size_t n, int wide)
+{
+    if (i + STN_PREFETCH_AHEAD < n) {
+        const unsigned char *row = t + stn_idx_at(idx, i + STN_PREFETCH_AHEAD, wide) * rb;
+        size_t bytes = rb < STN_PREFETCH_BYTES ? rb : STN_PREFETCH_BYTES;
+        for (size_t off = 0; off < bytes; off += 64)
+            __builtin_prefetch(row + off, 0, 3);
+    }
+}
+
+/*
  * Rows of 1..32 bytes: a memcpy with a variable size is a library call per row,
  * so copy them as two fixed-size chunks, one from each end of the row (they
  * overlap when the row is not a power of two; both stay inside the row).
@@ -29,6 +51,7 @@ STN_INLINE void stn_gather_two_chunks(unsigned char *d, const unsigned char *t, 
                                       const void *idx, size_t n, int wide, size_t chunk)
 {
     for (size_t i = 0; i < n; i++) {
+        stn_prefetch_row(t, rb, idx, i, n, wide);
         const unsigned char *s = t + stn_idx_at(idx, i, wide) * rb;
         unsigned char *o = d + i * rb;
         memcpy(o, s, chunk);
@@ -54,8 +77,10 @@ STN_INLINE void stn_gather_rows(void *dst, const void *table, size_t rb, const v
     } else if (rb <= 32) {
         stn_gather_two_chunks(d, t, rb, idx, n, wide, 16);
     } else {
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+            stn_prefetch_row(t, rb, idx, i, n, wide);
             memcpy(d + i * rb, t + stn_idx_at(idx, i, wide) * rb, rb);
+        }
     }
 }
 
@@ -64,8 +89,10 @@ STN_INLINE int stn_gather_convert(float *dst, const uint16_t *table, size_t re, 
                                   size_t n, int wide,
                                   int (*cvt)(float *, const uint16_t *, size_t))
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        stn_prefetch_row((const unsigned char *)table, re * sizeof(uint16_t), idx, i, n, wide);
         cvt(dst + i * re, table + stn_idx_at(idx, i, wide) * re, re);
+    }
     return ST_OK;
 }
 
