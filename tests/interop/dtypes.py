@@ -1,6 +1,6 @@
 """Which safetensors dtypes the Hugging Face library can write from Python, and sample data for each.
 
-Probed against safetensors 0.8.0 (the version uv.lock pins), numpy 2.x and ml_dtypes 0.6.
+Probed against safetensors 0.8.0 (the version pyproject.toml pins), numpy 2.x and ml_dtypes 0.6.
 ``safetensors.numpy.save_file`` passes ``array.dtype.name`` to the Rust binding, whose table accepts:
 bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16, float32, float64,
 bfloat16, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu,

@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
             VerifyCommand.class,
             ExportCommand.class,
             PackCommand.class,
+            ConvertCommand.class,
             DemoCommand.class,
             CommandLine.HelpCommand.class
         },

@@ -397,4 +397,51 @@ class CliTest {
             assertEquals(p.bytes(), off);
         }
     }
+
+    // ------------------------------------------------------------------ convert
+
+    @Test
+    void convertToF32WidensFloatsAndCopiesTheRest() throws IOException {
+        Path out = tmp.resolve("f32.safetensors");
+        Result r = run("convert", goodFile().toString(), out.toString(), "--to", "F32");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("converted 3 tensor(s) to F32"), r.out());
+        try (SafetensorsFile f = SafetensorsFile.open(out)) {
+            assertArrayEquals(new float[] {1, 2, -2, 0}, f.tensor("half").toFloatArray());
+            assertArrayEquals(new float[] {1, 2}, f.tensor("brain").toFloatArray());
+            assertArrayEquals(new float[] {(float) Math.PI, -0.0f}, f.tensor("f64").toFloatArray());
+            assertArrayEquals(new long[] {1, 1, 2}, f.tensor("f64").shape());
+            assertEquals(Dtype.I64, f.tensor("ids").dtype(), "integers are kept without --widen-integers");
+            assertEquals("pt", f.metadata().get("format"));
+            assertEquals(List.of("format", "zeta", "alpha"), List.copyOf(f.metadata().keySet()));
+        }
+    }
+
+    @Test
+    void convertToBf16RoundsToNearestEvenOrTruncates() throws IOException {
+        Path in = tmp.resolve("in.safetensors");
+        // 0x3F818000 is a tie: RNE goes up to the even 0x3F82, truncation keeps 0x3F81.
+        new SafetensorsWriter().add("w", Dtype.F32, new long[] {2}, new float[] {Float.intBitsToFloat(0x3F818000), 1f})
+                .write(in);
+        Path rne = tmp.resolve("rne.safetensors");
+        Path trunc = tmp.resolve("trunc.safetensors");
+        assertEquals(0, run("convert", in.toString(), rne.toString(), "--to", "BF16").exit());
+        assertEquals(0, run("convert", in.toString(), trunc.toString(), "--to", "BF16", "--rounding", "trunc").exit());
+        try (SafetensorsFile a = SafetensorsFile.open(rne); SafetensorsFile b = SafetensorsFile.open(trunc)) {
+            assertArrayEquals(new short[] {0x3F82, 0x3F80}, a.tensor("w").toShortArray());
+            assertArrayEquals(new short[] {0x3F81, 0x3F80}, b.tensor("w").toShortArray());
+            assertEquals(Dtype.BF16, a.tensor("w").dtype());
+        }
+    }
+
+    @Test
+    void convertListsF64TensorsItCannotRoundOnceAndRejectsBadOptions() throws IOException {
+        Path out = tmp.resolve("f16.safetensors");
+        Result r = run("convert", goodFile().toString(), out.toString(), "--to", "F16");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("kept unchanged, no single-rounding kernel: f64 (F64)"), r.out());
+        assertEquals(SafetensorsCli.EXIT_USAGE, run("convert", goodFile().toString(), out.toString(), "--to", "I32").exit());
+        assertEquals(SafetensorsCli.EXIT_USAGE,
+                run("convert", goodFile().toString(), out.toString(), "--to", "F32", "--rounding", "trunc").exit());
+    }
 }
