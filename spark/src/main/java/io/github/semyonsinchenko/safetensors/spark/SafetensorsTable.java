@@ -3,15 +3,22 @@ package io.github.semyonsinchenko.safetensors.spark;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
+import io.github.semyonsinchenko.safetensors.spark.read.DatasetResolver;
+import io.github.semyonsinchenko.safetensors.spark.read.ReadOptions;
+import io.github.semyonsinchenko.safetensors.spark.read.SafetensorsScanBuilder;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * A safetensors dataset at a path. Read and write builders live in their own packages; this class
  * only wires them up and declares capabilities.
  */
-public final class SafetensorsTable implements Table {
+public final class SafetensorsTable implements Table, SupportsRead {
     private final StructType schema;
     private final Map<String, String> properties;
 
@@ -37,6 +44,13 @@ public final class SafetensorsTable implements Table {
 
     @Override
     public Set<TableCapability> capabilities() {
-        return EnumSet.noneOf(TableCapability.class);
+        return EnumSet.of(TableCapability.BATCH_READ);
+    }
+
+    @Override
+    public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+        ReadOptions read = ReadOptions.parse(options);
+        var conf = SparkSession.active().sparkContext().hadoopConfiguration();
+        return new SafetensorsScanBuilder(DatasetResolver.resolve(options, read, schema, conf), schema, read, options);
     }
 }
