@@ -64,11 +64,15 @@ ST_API int st_abi_version(void);
  * The environment variable SAFETENSORS_NATIVE_ISA (scalar|avx2|avx512) forces
  * a level; an unknown or unsupported name selects "unsupported", in which every
  * kernel returns ST_ERR_UNSUPPORTED (the library never aborts or prints).
+ * Names are lower case; an empty variable counts as unset. Under "unsupported"
+ * the NULL/argument checks still come first, and n == 0 also gives
+ * ST_ERR_UNSUPPORTED.
  */
 ST_API const char *st_isa_name(void);
 /* 1 if the named level can run on this CPU, else 0. */
 ST_API int st_isa_supported(const char *name);
-/* Switch the active level at run time (tests and benchmarks). ST_OK or ST_ERR_UNSUPPORTED. Not thread-safe against concurrent kernel calls. */
+/* Switch the active level at run time (tests and benchmarks). ST_OK or ST_ERR_UNSUPPORTED. Not thread-safe against concurrent kernel calls.
+   On ST_ERR_UNSUPPORTED the active level is unchanged. */
 ST_API int st_select_isa(const char *name);
 
 /* ---- 16 <-> 32 bit float conversions; n = element count ---- */
@@ -97,6 +101,11 @@ ST_API int st_f64_to_f32(float *dst, const double *src, size_t n);
  * dst[i*row_bytes .. +row_bytes) = table[idx[i]*row_bytes .. +row_bytes) for i < n_idx.
  * Every index is checked against n_rows before anything is written; on a bad
  * index the call returns ST_ERR_INDEX and dst is untouched.
+ * With n_idx > 0 the checks run in this order, all before any write: NULL dst
+ * or idx, or NULL table with n_rows > 0 -> ST_ERR_NULL; row_bytes (row_elems)
+ * == 0, or a table/dst byte size that overflows size_t -> ST_ERR_ARGUMENT; a bad
+ * index -> ST_ERR_INDEX. n_idx == 0 writes nothing and returns ST_OK whatever
+ * the other arguments (ST_ERR_UNSUPPORTED under "unsupported").
  */
 ST_API int st_gather_u32(void *dst, const void *table, size_t n_rows, size_t row_bytes,
                          const uint32_t *idx, size_t n_idx);

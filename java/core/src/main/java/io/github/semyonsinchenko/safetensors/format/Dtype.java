@@ -9,8 +9,9 @@ import java.util.Map;
  * descending {@link #ordinal()}, then by name, exactly as the reference writer does.
  *
  * <p>The official JSON schema's dtype pattern {@code ([UIF])(8|16|32|64|128|256)} is unanchored
- * and does not describe this list: BOOL, C64 and the F4/F6/F8 families do not match it, and BF16
- * matches only because the pattern is unanchored. We accept what the reference code accepts.
+ * and does not describe this list: BOOL, C64, F4 and the two F6 types do not match it, and BF16 and
+ * the F8 types match only because the pattern finds "F16" or "F8" inside them ({@code
+ * HeaderSchemaTest} pins this down). We accept what the reference code accepts.
  */
 public enum Dtype {
     BOOL(8),
@@ -27,7 +28,7 @@ public enum Dtype {
     I16(16),
     U16(16),
     F16(16),
-    // Not matched by the official schema's regex on purpose (see class comment); the reference accepts it.
+    // The official schema's regex matches BF16 only by accident, finding "F16" inside it (see class comment).
     BF16(16),
     I32(32),
     U32(32),

@@ -100,7 +100,7 @@ public final class Header {
         ByteBuffer prefix = ByteBuffer.allocate(PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         if (readFully(channel, prefix) < PREFIX_BYTES) {
             throw new SafetensorsException(Violation.HEADER_LENGTH_TRUNCATED, source, null,
-                    "file size " + fileSize);
+                    "the file has only " + fileSize + " bytes");
         }
         long n = prefix.getLong(0);
         checkLength(n, fileSize, source);
@@ -213,6 +213,8 @@ public final class Header {
                 throw new SafetensorsException(Violation.METADATA_NOT_STRING_MAP, target, String.valueOf(e.getKey()),
                         "null key or value");
             }
+            HeaderParser.checkUnicode(e.getKey(), target, METADATA_KEY);
+            HeaderParser.checkUnicode(e.getValue(), target, METADATA_KEY);
             meta.put(e.getKey(), e.getValue());
         }
         List<TensorInfo> infos = new ArrayList<>(ordered.size());
@@ -223,6 +225,7 @@ public final class Header {
                 throw new SafetensorsException(Violation.TENSOR_FIELDS, target, e.name(),
                         "\"" + METADATA_KEY + "\" and null are not tensor names");
             }
+            HeaderParser.checkUnicode(e.name(), target, e.name());
             if (seen.put(e.name(), Boolean.TRUE) != null) {
                 throw new SafetensorsException(Violation.DUPLICATE_KEY, target, e.name(), "tensor added twice");
             }

@@ -3,15 +3,25 @@ package io.github.semyonsinchenko.safetensors.format;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 
-/** Compact header JSON in the reference writer's shape: __metadata__ first, then tensors in offset order. */
+/**
+ * Compact header JSON in the reference writer's shape: __metadata__ first, then tensors in offset
+ * order, strings escaped as serde_json escapes them: non-ASCII as raw UTF-8 (characters above U+FFFF
+ * too, not as surrogate escapes), control characters without a short escape as six-character escapes
+ * with lowercase hex digits. Callers reject unpaired surrogates first (see {@link Header#layout}):
+ * they have no UTF-8 form.
+ */
 final class HeaderJson {
-    private static final JsonFactory JSON = new JsonFactory();
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
+            .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE)
+            .build();
 
     private HeaderJson() {}
 

@@ -24,9 +24,11 @@ import java.util.SequencedMap;
  */
 final class HeaderParser {
     private static final JsonFactory JSON = JsonFactory.builder()
-            // The header limit is ours (100 MB), not Jackson's default 20 M chars per string.
+            // The header limit is ours (100 MB), not Jackson's defaults of 20 M chars per string and
+            // 50,000 per name: the writer accepts any tensor name or metadata key, so must the reader.
             .streamReadConstraints(StreamReadConstraints.builder()
                     .maxStringLength(Integer.MAX_VALUE)
+                    .maxNameLength(Integer.MAX_VALUE)
                     .maxNestingDepth(64)
                     .build())
             .build();
@@ -176,6 +178,8 @@ final class HeaderParser {
             long v = p.getLongValue();
             expect(v >= 0 && v <= Header.MAX_DIMENSION, rule, source, name,
                     "element " + n + " = " + v + (v < 0 ? " is negative" : " exceeds 2^48-1"));
+            // serde_json reads -0 as a float, so the reference rejects it; so do we.
+            expect(v != 0 || p.getText().charAt(0) != '-', rule, source, name, "element " + n + " is negative zero");
             if (arity >= 0 && n >= arity) {
                 throw new SafetensorsException(rule, source, name, "more than " + arity + " elements");
             }
@@ -241,13 +245,18 @@ final class HeaderParser {
 
     /** JSON escapes can spell an unpaired surrogate (\ud800), which no UTF-8 file name or key can hold. */
     private static void checkUnicode(String s, String source) throws SafetensorsException {
+        checkUnicode(s, source, null);
+    }
+
+    /** As above, naming {@code tensor} in the exception; the writer uses it before encoding a header. */
+    static void checkUnicode(String s, String source, String tensor) throws SafetensorsException {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
-                throw new SafetensorsException(Violation.HEADER_NOT_UTF8, source, null,
-                        "a JSON escape encodes the unpaired surrogate \\u" + Integer.toHexString(c));
+                throw new SafetensorsException(Violation.HEADER_NOT_UTF8, source, tensor,
+                        "the unpaired surrogate \\u" + Integer.toHexString(c) + " has no UTF-8 form");
             }
         }
     }

@@ -242,8 +242,8 @@ public final class SafetensorsWriter {
             long elemSize = element.byteSize();
             long perChunk = staging.byteSize() / elemSize;
             long total = segment.byteSize() / elemSize;
-            // The staging buffer is a byte[]: byte-aligned, so the target layout must be unaligned.
-            ValueLayout le = element.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN).withByteAlignment(1);
+            // The staging buffer is a byte[] segment (alignment 1): the target layout must be unaligned.
+            ValueLayout le = element.withByteAlignment(1).withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
             for (long i = 0; i < total; i += perChunk) {
                 long n = Math.min(perChunk, total - i);
                 MemorySegment.copy(segment, element, i * elemSize, staging, le, 0, n);

@@ -1,0 +1,208 @@
+/*
+ * AVX-512 F+BW+VL kernels. This file alone is compiled with the AVX-512 flags
+ * (see CMakeLists.txt); dispatch.c calls into it only after cpuid said so.
+ * 16 lanes per step; the tail is one masked step (masked-off lanes are neither
+ * read nor written, so no fault past the end of a buffer).
+ *
+ * F32 -> BF16 uses integer rounding, not VCVTNEPS2BF16: that instruction treats
+ * subnormal inputs as zero, so it cannot meet the exact RNE rule.
+ */
+#include <immintrin.h>
+
+#include "gather_impl.h"
+#include "kernels_internal.h"
+#include "widen_impl.h"
+
+#define RNE_IMM (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define TRUNC_IMM (_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
+
+static inline __mmask16 tail_mask(size_t left)
+{
+    return (__mmask16)((1u << left) - 1u); /* left < 16 */
+}
+
+/* vcvtph2ps quiets a signalling NaN: clear the quiet bit again in lanes whose
+   F16 input was an SNaN (exp 0x1F, mantissa 1..0x1FF). */
+static inline __m512 f16x16_to_f32(__m256i h)
+{
+    __m512 f = _mm512_cvtph_ps(h);
+    __m256i a = _mm256_and_si256(h, _mm256_set1_epi16(0x7FFF));
+    __mmask16 snan = _mm256_cmpgt_epi16_mask(a, _mm256_set1_epi16(0x7C00)) &
+                     _mm256_cmplt_epi16_mask(a, _mm256_set1_epi16(0x7E00));
+    __m512i u = _mm512_castps_si512(f);
+    u = _mm512_mask_andnot_epi32(u, snan, _mm512_set1_epi32(0x00400000), u);
+    return _mm512_castsi512_ps(u);
+}
+
+/* F32 bits -> BF16 in u32 lanes: NaN -> sign|0x7FC0, else the given rounding. */
+static inline __m512i bf16_nan_fix(__m512i u, __m512i r)
+{
+    __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F800000));
+    __m512i q = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x8000)),
+                                _mm512_set1_epi32(0x7FC0));
+    return _mm512_mask_mov_epi32(r, nan, q);
+}
+
+static inline __m256i bf16_rne_16(__m512i u)
+{
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFF)), lsb);
+    return _mm512_cvtepi32_epi16(bf16_nan_fix(u, _mm512_srli_epi32(r, 16)));
+}
+
+static inline __m256i bf16_trunc_16(__m512i u)
+{
+    return _mm512_cvtepi32_epi16(bf16_nan_fix(u, _mm512_srli_epi32(u, 16)));
+}
+
+static inline __m512i bf16x16_to_f32_bits(__m256i h)
+{
+    return _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
+}
+
+/*
+ * Loop skeletons: full 16-lane steps, then one masked step. OP maps the loaded
+ * vector to the result vector.
+ */
+#define LOOP_U16_TO_F32(OP)                                                                \
+    size_t i = 0;                                                                          \
+    for (; i + 16 <= n; i += 16) {                                                         \
+        __m256i h = _mm256_loadu_si256((const __m256i *)(src + i));                        \
+        _mm512_storeu_ps(dst + i, OP(h));                                                  \
+    }                                                                                      \
+    if (i < n) {                                                                           \
+        __mmask16 m = tail_mask(n - i);                                                    \
+        __m256i h = _mm256_maskz_loadu_epi16(m, src + i);                                  \
+        _mm512_mask_storeu_ps(dst + i, m, OP(h));                                          \
+    }                                                                                      \
+    return ST_OK
+
+#define LOOP_F32_TO_U16(OP)                                                                \
+    size_t i = 0;                                                                          \
+    for (; i + 16 <= n; i += 16) {                                                         \
+        __m512 f = _mm512_loadu_ps(src + i);                                               \
+        _mm256_storeu_si256((__m256i *)(dst + i), OP(f));                                  \
+    }                                                                                      \
+    if (i < n) {                                                                           \
+        __mmask16 m = tail_mask(n - i);                                                    \
+        __m512 f = _mm512_maskz_loadu_ps(m, src + i);                                      \
+        _mm256_mask_storeu_epi16(dst + i, m, OP(f));                                       \
+    }                                                                                      \
+    return ST_OK
+
+#define LOOP_U16_TO_U16(OP)                                                                \
+    size_t i = 0;                                                                          \
+    for (; i + 16 <= n; i += 16) {                                                         \
+        __m256i h = _mm256_loadu_si256((const __m256i *)(src + i));                        \
+        _mm256_storeu_si256((__m256i *)(dst + i), OP(h));                                  \
+    }                                                                                      \
+    if (i < n) {                                                                           \
+        __mmask16 m = tail_mask(n - i);                                                    \
+        __m256i h = _mm256_maskz_loadu_epi16(m, src + i);                                  \
+        _mm256_mask_storeu_epi16(dst + i, m, OP(h));                                       \
+    }                                                                                      \
+    return ST_OK
+
+static inline __m512 op_bf16_to_f32(__m256i h)
+{
+    return _mm512_castsi512_ps(bf16x16_to_f32_bits(h));
+}
+
+static inline __m256i op_f32_to_bf16_rne(__m512 f)
+{
+    return bf16_rne_16(_mm512_castps_si512(f));
+}
+
+static inline __m256i op_f32_to_bf16_trunc(__m512 f)
+{
+    return bf16_trunc_16(_mm512_castps_si512(f));
+}
+
+/* vcvtps2ph already gives NaN -> sign|0x7E00|mant>>13 (checked by the tests). */
+static inline __m256i op_f32_to_f16_rne(__m512 f)
+{
+    return _mm512_cvtps_ph(f, RNE_IMM);
+}
+
+static inline __m256i op_f32_to_f16_trunc(__m512 f)
+{
+    return _mm512_cvtps_ph(f, TRUNC_IMM);
+}
+
+/* Exact widening first; BF16 NaNs are canonical, so quieting does not matter. */
+static inline __m256i op_f16_to_bf16(__m256i h)
+{
+    return bf16_rne_16(_mm512_castps_si512(_mm512_cvtph_ps(h)));
+}
+
+static inline __m256i op_bf16_to_f16(__m256i h)
+{
+    return _mm512_cvtps_ph(_mm512_castsi512_ps(bf16x16_to_f32_bits(h)), RNE_IMM);
+}
+
+static int bf16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t n)
+{
+    LOOP_U16_TO_F32(op_bf16_to_f32);
+}
+
+static int f16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t n)
+{
+    LOOP_U16_TO_F32(f16x16_to_f32);
+}
+
+static int f32_to_bf16_rne(uint16_t *restrict dst, const float *restrict src, size_t n)
+{
+    LOOP_F32_TO_U16(op_f32_to_bf16_rne);
+}
+
+static int f32_to_bf16_trunc(uint16_t *restrict dst, const float *restrict src, size_t n)
+{
+    LOOP_F32_TO_U16(op_f32_to_bf16_trunc);
+}
+
+static int f32_to_f16_rne(uint16_t *restrict dst, const float *restrict src, size_t n)
+{
+    LOOP_F32_TO_U16(op_f32_to_f16_rne);
+}
+
+static int f32_to_f16_trunc(uint16_t *restrict dst, const float *restrict src, size_t n)
+{
+    LOOP_F32_TO_U16(op_f32_to_f16_trunc);
+}
+
+static int f16_to_bf16(uint16_t *restrict dst, const uint16_t *restrict src, size_t n)
+{
+    LOOP_U16_TO_U16(op_f16_to_bf16);
+}
+
+static int bf16_to_f16(uint16_t *restrict dst, const uint16_t *restrict src, size_t n)
+{
+    LOOP_U16_TO_U16(op_bf16_to_f16);
+}
+
+/* vcvtpd2ps already quiets NaN keeping sign and top payload bits (the rule). */
+static int f64_to_f32(float *restrict dst, const double *restrict src, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = (float)src[i];
+    return ST_OK;
+}
+
+STN_DEFINE_WIDEN(avx512)
+STN_DEFINE_GATHERS(avx512, f16_to_f32, bf16_to_f32)
+
+const struct stn_kernels stn_kernels_avx512 = {
+    .name = "avx512",
+    .bf16_to_f32 = bf16_to_f32,
+    .f32_to_bf16_rne = f32_to_bf16_rne,
+    .f32_to_bf16_trunc = f32_to_bf16_trunc,
+    .f16_to_f32 = f16_to_f32,
+    .f32_to_f16_rne = f32_to_f16_rne,
+    .f32_to_f16_trunc = f32_to_f16_trunc,
+    .f16_to_bf16 = f16_to_bf16,
+    .bf16_to_f16 = bf16_to_f16,
+    STN_WIDEN_ENTRIES(avx512),
+    .f64_to_f32 = f64_to_f32,
+    STN_GATHER_ENTRIES(avx512),
+};
