@@ -108,6 +108,9 @@ final class SafetensorsPartitionReader implements PartitionReader<InternalRow> {
         if (e instanceof SafetensorsException se) {
             return se; // its message starts with the file
         }
+        if (e.getMessage() != null && e.getMessage().startsWith(file.path())) {
+            return new IOException(e.getMessage(), e);
+        }
         return new IOException("safetensors: cannot read " + file.path() + ": " + e.getMessage(), e);
     }
 

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.DataFrameReader;
@@ -356,6 +357,72 @@ class SafetensorsReadTest extends SparkTestBase {
         }
         assertEquals(canonical(reader().option("unbatch", "true").load(batch.toString())),
                 canonical(reader().option("unbatch", "true").load(CountingFileSystem.uri(batch))));
+    }
+
+    // ------------------------------------------------------------ files written by the Python library
+
+    @Test
+    void filesWrittenByTheHuggingFaceLibraryReadBackExactly() throws Exception {
+        Path dir = Path.of(SafetensorsReadTest.class.getResource("/hf/plain").toURI());
+        var expected = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(SafetensorsReadTest.class.getResource("/hf/expected.json"));
+        // kv: one row per tensor of every file, so every tensor is compared.
+        List<Row> rows = reader().option("layout", "kv").load(dir.toString()).collectAsList();
+        int total = 0;
+        for (var file : (Iterable<Map.Entry<String, com.fasterxml.jackson.databind.JsonNode>>)
+                expected.properties()::iterator) {
+            for (var t : (Iterable<Map.Entry<String, com.fasterxml.jackson.databind.JsonNode>>)
+                    file.getValue().properties()::iterator) {
+                total++;
+                List<Row> matches = rows.stream().filter(r -> r.getString(0).equals(t.getKey())
+                        && java.util.HexFormat.of().formatHex((byte[]) r.getStruct(1).get(0))
+                                .equals(t.getValue().get("hex").asText())).toList();
+                assertEquals(1, matches.size(), file.getKey() + " " + t.getKey());
+                Row tensor = matches.getFirst().getStruct(1);
+                assertEquals(t.getValue().get("dtype").asText(), tensor.getString(2));
+                List<Integer> shape = new ArrayList<>();
+                t.getValue().get("shape").forEach(n -> shape.add(n.asInt()));
+                assertEquals(shape, shape(tensor));
+            }
+        }
+        assertEquals(total, rows.size());
+
+        // wide: columns from the first file; model_b lacks most of them.
+        Dataset<Row> wide = read(dir);
+        assertEquals(2, wide.count());
+        assertEquals(7, wide.schema().fields().length);
+        assertEquals(1, wide.where(col("bias").isNull()).count());
+        assertEquals(1, wide.where(col("bias.dtype").equalTo("BF16")).count());
+    }
+
+    // ------------------------------------------------------------ large files
+
+    @Test
+    void filesOver2GiBReadThroughMmapAndRanges() throws Exception {
+        long bigBytes = 2_200_000_000L;
+        Header h = Header.layout(java.util.Map.of(), List.of(
+                new Header.Entry("big", io.github.semyonsinchenko.safetensors.format.Dtype.U8,
+                        new long[] {2, bigBytes / 2}),
+                new Header.Entry("small", io.github.semyonsinchenko.safetensors.format.Dtype.F32, new long[] {4})),
+                true, "big.safetensors");
+        Path dir = Files.createDirectories(tmp.resolve("large"));
+        Path f = dir.resolve("big.safetensors");
+        try (var raf = new java.io.RandomAccessFile(f.toFile(), "rw")) {
+            raf.write(h.toBytes());
+            raf.setLength(h.fileSize()); // sparse: the big tensor is never written
+            raf.seek(h.dataOffset() + h.tensor("small").begin());
+            raf.write(le(1f, 2, 3, 4));
+        }
+        assertTrue(Files.size(f) > (1L << 31));
+        for (String path : List.of(dir.toString(), CountingFileSystem.uri(dir))) {
+            List<Row> rows = reader().load(path).select(col("small.data"), col("big.shape"), col("big.dtype"))
+                    .collectAsList();
+            assertEquals(1, rows.size());
+            assertArrayEquals(le(1f, 2, 3, 4), (byte[]) rows.getFirst().get(0));
+            assertEquals(List.of(2, (int) (bigBytes / 2)), rows.getFirst().getList(1));
+            Exception e = assertThrows(Exception.class, () -> reader().load(path).select(col("big.data")).collect());
+            assertTrue(stackMessages(e).contains("2 GiB"), stackMessages(e));
+        }
     }
 
     // ------------------------------------------------------------ helpers
