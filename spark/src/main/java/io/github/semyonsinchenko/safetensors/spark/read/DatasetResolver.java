@@ -66,13 +66,13 @@ public final class DatasetResolver {
                         for (FileStatus c : fs.listStatus(dir)) {
                             lengths.put(c.getPath().getName(), c.getLen());
                         }
-                        for (String shard : m.shardFiles()) {
-                            Path sp = new Path(dir, shard);
+                        for (int i = 0; i < m.shardFiles().size(); i++) {
+                            Path sp = new Path(dir, m.shardFiles().get(i));
                             Long len = lengths.get(sp.getName());
                             if (len == null || !sp.getParent().equals(dir)) {
                                 len = fs.getFileStatus(sp).getLen(); // fails clearly if missing
                             }
-                            files.add(new DatasetFile(sp.toString(), len));
+                            files.add(new DatasetFile(sp.toString(), len, m.shardSamples().get(i)));
                         }
                         String idx = m.indexFile() != null ? m.indexFile() : Manifest.DEFAULT_INDEX_FILE;
                         Path ip = new Path(dir, idx);

@@ -13,7 +13,7 @@ import java.util.Map;
 
 /** The parts of {@code dataset_manifest.json} the read path uses (see {@code spark/DATASET.md}). */
 public record Manifest(String writeMode, LinkedHashMap<String, ColumnSpec> schema, List<String> shardFiles,
-                       String indexFile, long totalSamples) {
+                       List<Long> shardSamples, String indexFile, long totalSamples) {
 
     public static final String FILE_NAME = "dataset_manifest.json";
     public static final String DEFAULT_INDEX_FILE = "_tensor_index.parquet";
@@ -57,6 +57,7 @@ public record Manifest(String writeMode, LinkedHashMap<String, ColumnSpec> schem
             }
         }
         List<String> shards = new ArrayList<>();
+        List<Long> samples = new ArrayList<>();
         JsonNode sh = root.path("shards");
         if (!sh.isArray()) {
             throw new IOException(source + ": not a valid dataset manifest: \"shards\" must be an array");
@@ -67,9 +68,10 @@ public record Manifest(String writeMode, LinkedHashMap<String, ColumnSpec> schem
                 throw new IOException(source + ": not a valid dataset manifest: a shard has no \"file\"");
             }
             shards.add(f);
+            samples.add(n.has("samples_count") ? n.path("samples_count").asLong(-1) : -1L);
         }
         JsonNode idx = root.path("index");
         String indexFile = idx.isObject() ? idx.path("file").asText(null) : null;
-        return new Manifest(mode, schema, shards, indexFile, root.path("total_samples").asLong(-1));
+        return new Manifest(mode, schema, shards, samples, indexFile, root.path("total_samples").asLong(-1));
     }
 }

@@ -23,7 +23,7 @@ final class RowPlanner {
      * @param wideColumns the table's tensor columns, for plain wide files (tensor name = column)
      */
     static List<RowSpec> plan(Header header, ResolvedDataset ds, List<String> wideColumns, boolean unbatch,
-                              String source) throws IOException {
+                              long samples, String source) throws IOException {
         List<RowSpec> rows;
         if (ds.layout() == ReadOptions.Layout.KV) {
             rows = kvRows(header, ds.namingColumns());
@@ -39,7 +39,12 @@ final class RowPlanner {
             }
             rows = List.of(new RowSpec(null, cells));
         }
-        return unbatch ? unbatch(rows, source) : rows;
+        if (!unbatch) {
+            return rows;
+        }
+        List<RowSpec> out = unbatch(rows, source);
+        // A padded tail batch (tail_strategy=pad) holds rows beyond the shard's real samples.
+        return samples >= 0 && ds.batchNaming() && samples < out.size() ? out.subList(0, (int) samples) : out;
     }
 
     private static TensorRef whole(TensorInfo t, String source) throws IOException {

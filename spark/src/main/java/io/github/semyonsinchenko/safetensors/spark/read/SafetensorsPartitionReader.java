@@ -82,7 +82,7 @@ final class SafetensorsPartitionReader implements PartitionReader<InternalRow> {
         try {
             source = TensorSource.open(file, conf, needData, options.mmap());
             List<RowSpec> all = RowPlanner.plan(source.header(), dataset, wideColumns, options.unbatch(),
-                    file.path());
+                    file.samples(), file.path());
             List<RowSpec> kept = new ArrayList<>(all.size());
             for (RowSpec r : all) {
                 if (filter.accepts(r)) {

@@ -161,6 +161,14 @@ class SafetensorsReadTest extends SparkTestBase {
         assertEquals(7, reader().option("unbatch", "true").load(batch.toString()).count());
     }
 
+    @Test
+    void unbatchLeavesOutThePaddingOfAPaddedTailBatch() throws Exception {
+        Path padded = TestData.batch(tmp.resolve("batch-padded"), true);
+        assertEquals(3, read(padded).count()); // batches as stored, padding included
+        assertEquals(canonical(reader().option("unbatch", "true").load(batch.toString())),
+                canonical(reader().option("unbatch", "true").load(padded.toString())));
+    }
+
     // ------------------------------------------------------------ kv layout
 
     @Test

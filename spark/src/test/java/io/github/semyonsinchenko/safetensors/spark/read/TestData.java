@@ -88,16 +88,25 @@ final class TestData {
 
     /** 7 samples: shard 0 holds batches of 3 and 2, shard 1 one batch of 2. */
     static Path batch(Path dir) throws IOException {
+        return batch(dir, false);
+    }
+
+    /**
+     * With {@code padded}, shard 1's batch holds a third, all-zero row (tail_strategy=pad), which
+     * the manifest's samples_count (2) leaves out.
+     */
+    static Path batch(Path dir, boolean padded) throws IOException {
         Files.createDirectories(dir);
         int[][][] layout = {{{0, 3}, {3, 2}}, {{5, 2}}};
         for (int s = 0; s < layout.length; s++) {
             SafetensorsWriter w = new SafetensorsWriter();
             for (int b = 0; b < layout[s].length; b++) {
                 int start = layout[s][b][0];
-                int n = layout[s][b][1];
+                int real = layout[s][b][1];
+                int n = padded && s == 1 ? 3 : real;
                 float[] img = new float[n * 4];
                 long[] lab = new long[n];
-                for (int i = 0; i < n; i++) {
+                for (int i = 0; i < real; i++) {
                     System.arraycopy(image(start + i), 0, img, i * 4, 4);
                     lab[i] = label(start + i);
                 }
@@ -108,7 +117,8 @@ final class TestData {
             w.write(dir.resolve(shard(s)));
         }
         manifest(dir, "batch", "{\"image\": {\"dtype\": \"F32\", \"shape\": [2, 2]}, \"label\": {\"dtype\": \"I64\","
-                + " \"shape\": []}}", 7, List.of(shard(0), shard(1)), false, ", \"batch_size\": 3");
+                + " \"shape\": []}}", 7, List.of(shard(0), shard(1)), List.of(5L, 2L), false, ", \"batch_size\": 3"
+                + (padded ? ", \"tail_strategy\": \"pad\"" : ""));
         return dir;
     }
 
@@ -152,12 +162,19 @@ final class TestData {
 
     static void manifest(Path dir, String mode, String schema, long samples, List<String> shards, boolean index,
                          String extra) throws IOException {
+        manifest(dir, mode, schema, samples, shards, null, index, extra);
+    }
+
+    static void manifest(Path dir, String mode, String schema, long samples, List<String> shards,
+                         List<Long> perShard, boolean index, String extra) throws IOException {
         StringBuilder sh = new StringBuilder();
         long total = 0;
-        for (String s : shards) {
+        for (int i = 0; i < shards.size(); i++) {
+            String s = shards.get(i);
             long size = Files.size(dir.resolve(s));
             total += size;
-            sh.append(sh.isEmpty() ? "" : ", ").append("{\"file\": \"").append(s).append("\", \"samples_count\": 0,")
+            sh.append(sh.isEmpty() ? "" : ", ").append("{\"file\": \"").append(s).append("\", \"samples_count\": ")
+                    .append(perShard == null ? 0 : perShard.get(i)).append(',')
                     .append(" \"bytes\": ").append(size).append('}');
         }
         String json = "{\"format_version\": \"1\", \"safetensors_version\": \"0.8\", \"created_by\": \"test\","
