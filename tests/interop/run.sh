@@ -12,8 +12,6 @@ if [ ! -f "$jar" ]; then
   exit 1
 fi
 
-# uv.lock pins the exact versions; without it, uv resolves the ranges in pyproject.toml.
-locked=()
-[ -f uv.lock ] && locked=(--locked)
-st_uv sync "${locked[@]}" --quiet
-st_uv run "${locked[@]}" --no-sync pytest -q "$@"
+# pyproject.toml pins exact versions; the lock file uv writes stays local (git-ignored).
+st_uv sync --quiet
+st_uv run --no-sync pytest -q "$@"
