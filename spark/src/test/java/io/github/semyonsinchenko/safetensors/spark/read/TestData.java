@@ -117,8 +117,7 @@ final class TestData {
             w.write(dir.resolve(shard(s)));
         }
         manifest(dir, "batch", "{\"image\": {\"dtype\": \"F32\", \"shape\": [2, 2]}, \"label\": {\"dtype\": \"I64\","
-                + " \"shape\": []}}", 7, List.of(shard(0), shard(1)), List.of(5L, 2L), false, ", \"batch_size\": 3"
-                + (padded ? ", \"tail_strategy\": \"pad\"" : ""));
+                + " \"shape\": []}}", 7, List.of(shard(0), shard(1)), List.of(5L, 2L), false, "");
         return dir;
     }
 
@@ -141,7 +140,7 @@ final class TestData {
             names.add(shard(s));
         }
         manifest(dir, "kv", "{\"image\": {\"dtype\": \"F32\", \"shape\": [2]}, \"label\": {\"dtype\": \"I64\","
-                + " \"shape\": []}}", 7, names, false, ", \"name_col\": \"key\"");
+                + " \"shape\": []}}", 7, names, false, "");
         return dir;
     }
 
@@ -155,8 +154,7 @@ final class TestData {
         new SafetensorsWriter()
                 .add("c", Dtype.F32, new long[] {3}, new float[] {7, 8, 9})
                 .write(dir.resolve(shard(1)));
-        manifest(dir, "kv", "{\"emb\": {\"dtype\": \"F32\", \"shape\": [3]}}", 3, List.of(shard(0), shard(1)), false,
-                ", \"name_col\": \"id\"");
+        manifest(dir, "kv", "{\"emb\": {\"dtype\": \"F32\", \"shape\": [3]}}", 3, List.of(shard(0), shard(1)), false, "");
         return dir;
     }
 
