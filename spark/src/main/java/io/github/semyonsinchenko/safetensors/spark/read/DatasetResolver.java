@@ -114,6 +114,14 @@ public final class DatasetResolver {
         if (manifestNames) {
             manifestSchema.putAll(manifest.schema());
             naming.addAll(manifest.schema().keySet());
+            if (naming.isEmpty() && indexPath != null) {
+                // A manifest without a schema: the index names the columns.
+                try {
+                    naming.addAll(TensorIndex.columns(indexPath, conf));
+                } catch (IOException e) {
+                    throw Errors.analysis("cannot read the tensor index " + indexPath + ": " + e.getMessage(), e);
+                }
+            }
         }
         if (layout == ReadOptions.Layout.KV && naming.isEmpty()) {
             if (userSchema != null) {

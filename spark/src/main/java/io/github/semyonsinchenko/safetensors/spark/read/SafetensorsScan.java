@@ -13,15 +13,12 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
-import org.apache.spark.sql.Column;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
-import org.apache.spark.sql.functions;
 import org.apache.spark.sql.internal.connector.SupportsMetadata;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.SerializableConfiguration;
@@ -85,12 +82,14 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         }
         Path root = new Path(dataset.indexPath()).getParent();
         Set<String> wanted = new HashSet<>();
-        Column[] lits = keys.stream().map(functions::lit).toArray(Column[]::new);
-        List<Row> rows = SparkSession.active().read().parquet(dataset.indexPath())
-                .where(functions.col("tensor_key").isin((Object[]) lits))
-                .select("file_name").distinct().collectAsList();
-        for (Row r : rows) {
-            wanted.add(new Path(root, r.getString(0)).toString());
+        Configuration conf = hadoopConf(SparkSession.active());
+        try {
+            for (String f : TensorIndex.filesHoldingKeys(dataset.indexPath(), keys, conf)) {
+                wanted.add(new Path(root, f).toString());
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot read the tensor index " + dataset.indexPath() + ": "
+                    + e.getMessage(), e);
         }
         List<DatasetFile> out = new ArrayList<>();
         for (DatasetFile f : dataset.files()) {
@@ -109,15 +108,21 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
     @Override
     public PartitionReaderFactory createReaderFactory() {
         SparkSession spark = SparkSession.active();
+        Configuration conf = hadoopConf(spark);
+        Broadcast<SerializableConfiguration> broadcast =
+                JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(new SerializableConfiguration(conf));
+        return new SafetensorsReaderFactory(broadcast, dataset, tableSchema, readSchema, options, filter);
+    }
+
+    /** The session's Hadoop configuration plus the read's options (as Spark's file sources do). */
+    private Configuration hadoopConf(SparkSession spark) {
         Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
         rawOptions.forEach((k, v) -> {
             if (!k.equalsIgnoreCase("path") && !k.equalsIgnoreCase("paths")) {
                 conf.set(k, v);
             }
         });
-        Broadcast<SerializableConfiguration> broadcast =
-                JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(new SerializableConfiguration(conf));
-        return new SafetensorsReaderFactory(broadcast, dataset, tableSchema, readSchema, options, filter);
+        return conf;
     }
 
     private String pushedString() {

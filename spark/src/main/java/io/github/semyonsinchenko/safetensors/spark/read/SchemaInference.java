@@ -5,12 +5,8 @@ import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -32,12 +28,9 @@ public final class SchemaInference {
     private SchemaInference() {}
 
     public static StructType infer(ResolvedDataset ds, Configuration conf) {
+        // kv and batch datasets: the resolver already named the columns (manifest schema, else index).
         List<String> columns = new ArrayList<>(ds.namingColumns());
-        boolean fromDataset = !ds.manifestSchema().isEmpty();
-        if (!fromDataset && ds.indexPath() != null) {
-            columns = indexColumns(ds.indexPath());
-            fromDataset = !columns.isEmpty();
-        }
+        boolean fromDataset = ds.batchNaming() || ds.layout() == ReadOptions.Layout.KV;
         boolean kv = ds.layout() == ReadOptions.Layout.KV;
         if (!fromDataset && !kv) {
             if (ds.files().isEmpty()) {
@@ -61,19 +54,11 @@ public final class SchemaInference {
         if (kv) {
             fields.add(DataTypes.createStructField(DatasetResolver.TENSOR_KEY, DataTypes.StringType, false));
         }
-        boolean nullable = !(ds.batchNaming() && fromDataset);
+        // Only a batch manifest proves that every row has every column.
+        boolean nullable = !(ds.batchNaming() && !ds.manifestSchema().isEmpty());
         for (String c : columns) {
             fields.add(DataTypes.createStructField(c, TensorStruct.TYPE, nullable));
         }
         return new StructType(fields.toArray(StructField[]::new));
-    }
-
-    private static List<String> indexColumns(String indexPath) {
-        Set<String> out = new LinkedHashSet<>();
-        for (Row r : SparkSession.active().read().parquet(indexPath).select("column").distinct()
-                .orderBy("column").collectAsList()) {
-            out.add(r.getString(0));
-        }
-        return new ArrayList<>(out);
     }
 }

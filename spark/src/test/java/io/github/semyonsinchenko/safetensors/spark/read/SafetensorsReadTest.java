@@ -39,6 +39,7 @@ class SafetensorsReadTest extends SparkTestBase {
     static Path batch;
     static Path kv;
     static Path kvIndexed;
+    static Path kvIndexedDir;
     static Path kvSingle;
 
     @BeforeAll
@@ -48,6 +49,8 @@ class SafetensorsReadTest extends SparkTestBase {
         kv = TestData.kv(tmp.resolve("kv"));
         kvIndexed = TestData.kv(tmp.resolve("kv-indexed"));
         TestData.kvIndex(spark, kvIndexed, List.of("image", "label"));
+        kvIndexedDir = TestData.kv(tmp.resolve("kv-indexed-dir"));
+        TestData.kvIndex(spark, kvIndexedDir, List.of("image", "label"), true);
         kvSingle = TestData.kvSingle(tmp.resolve("kv-single"));
     }
 
@@ -210,7 +213,7 @@ class SafetensorsReadTest extends SparkTestBase {
 
     @Test
     void countIsTheSameWhateverTheProjectionAndWhetherAnIndexExists() {
-        for (Path p : List.of(kv, kvIndexed)) {
+        for (Path p : List.of(kv, kvIndexed, kvIndexedDir)) {
             Dataset<Row> df = read(p);
             assertEquals(7, df.count(), p.toString());
             assertEquals(7, df.select("tensor_key").count());
@@ -263,6 +266,28 @@ class SafetensorsReadTest extends SparkTestBase {
         assertArrayEquals(le(TestData.kvImage(3)), (byte[]) rows.getFirst().getStruct(1).get(0));
         assertEquals(1, CountingFileSystem.tensorFileOpens(), CountingFileSystem.OPENS.toString());
         assertEquals(1, CountingFileSystem.OPENS.get(TestData.shard(1)).get());
+    }
+
+    @Test
+    void theIndexMayBeADirectoryOfPartFiles() {
+        CountingFileSystem.reset();
+        List<Row> rows = readRemote(kvIndexedDir).where(col("tensor_key").isin("k0", "k6")).collectAsList();
+        assertEquals(2, rows.size());
+        assertEquals(2, CountingFileSystem.tensorFileOpens(), CountingFileSystem.OPENS.toString());
+    }
+
+    @Test
+    void schemaInferenceFallsBackToTheIndexColumns() throws Exception {
+        Path noSchema = tmp.resolve("kv-index-no-schema");
+        TestData.kv(noSchema);
+        TestData.kvIndex(spark, noSchema, List.of("image", "label"));
+        Path m = noSchema.resolve("dataset_manifest.json");
+        Files.writeString(m, Files.readString(m).replaceFirst("\"schema\": \\{.*?\\}\\}, ", ""));
+        assertFalse(Files.readString(m).contains("\"schema\""), Files.readString(m));
+        // Columns in the index's order of first appearance (here the file's offset order).
+        assertEquals(java.util.Set.of("tensor_key", "image", "label"),
+                java.util.Set.of(read(noSchema).schema().fieldNames()));
+        assertEquals(canonical(read(kv)), canonical(read(noSchema).select("tensor_key", "image", "label")));
     }
 
     @Test

@@ -192,8 +192,16 @@ final class TestData {
             .add("begin", DataTypes.LongType, false)
             .add("end", DataTypes.LongType, false);
 
-    /** Writes {@code _tensor_index.parquet} for a kv dataset whose tensors are {@code <key>/<column>}. */
+    /**
+     * Writes {@code _tensor_index.parquet} for a kv dataset whose tensors are {@code <key>/<column>}:
+     * one Parquet file (as the write path does), or with {@code asDirectory} a directory of part
+     * files (as Spark would write it).
+     */
     static void kvIndex(SparkSession spark, Path dir, List<String> columns) throws IOException {
+        kvIndex(spark, dir, columns, false);
+    }
+
+    static void kvIndex(SparkSession spark, Path dir, List<String> columns, boolean asDirectory) throws IOException {
         List<Row> rows = new ArrayList<>();
         try (var files = Files.list(dir)) {
             for (Path f : files.filter(p -> p.toString().endsWith(".safetensors")).sorted().toList()) {
@@ -219,8 +227,20 @@ final class TestData {
                 }
             }
         }
-        spark.createDataFrame(rows, INDEX_SCHEMA).coalesce(1).write().parquet(dir.resolve("_tensor_index.parquet")
-                .toString());
+        Path target = dir.resolve("_tensor_index.parquet");
+        Path written = asDirectory ? target : dir.resolve("index-tmp");
+        spark.createDataFrame(rows, INDEX_SCHEMA).coalesce(1).write().parquet(written.toString());
+        if (!asDirectory) {
+            try (var parts = Files.list(written)) {
+                Path part = parts.filter(p -> p.getFileName().toString().endsWith(".parquet")).findFirst().orElseThrow();
+                Files.move(part, target);
+            }
+            try (var rest = Files.walk(written)) {
+                for (Path p : rest.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
         // Rewrite the manifest with its index entry.
         Path m = dir.resolve("dataset_manifest.json");
         String json = Files.readString(m);
