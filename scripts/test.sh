@@ -9,6 +9,9 @@ echo "==> JDK: $JAVA_HOME"
 echo "==> Maven: native (cmake + ctest with sanitizers), Java tests"
 mvn -B -ntp verify
 
+echo "==> Jazzer: fuzzing the header parser for a bounded time (fuzz.duration, 90 s)"
+mvn -B -ntp -pl native,java/core -Pfuzz verify -Dctest.skip.tests=true
+
 for suite in tests/*/run.sh; do
   [ -f "$suite" ] || continue
   echo "==> Python interop: $suite"

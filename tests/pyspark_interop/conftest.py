@@ -1,48 +1,48 @@
-"""A local PySpark session with the shaded safetensors-jvm connector on its classpath."""
+"""Shared fixtures for the PySpark interop suite: the connector jar and one local SparkSession."""
+
 import glob
 import os
+from pathlib import Path
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = Path(__file__).resolve().parents[2]
 
-# The opens Spark's launcher adds on JDK 17+, plus what FFM and Spark's Unsafe use need on JDK 25.
-JVM_FLAGS = " ".join([
-    "--enable-native-access=ALL-UNNAMED",
-    "--sun-misc-unsafe-memory-access=allow",
-    "--add-opens=java.base/java.lang=ALL-UNNAMED",
-    "--add-opens=java.base/java.nio=ALL-UNNAMED",
-    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-    "--add-opens=java.base/java.util=ALL-UNNAMED",
-    "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
-])
+# Spark's launcher adds its own --add-opens list on JDK 17+; the connector also needs FFM access.
+JAVA_OPTIONS = "--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
 
 
-def connector_jar():
-    jar = os.environ.get("SAFETENSORS_SPARK_JAR")
-    if jar:
-        return jar
-    found = sorted(glob.glob(os.path.join(ROOT, "spark", "target", "safetensors-spark_2.13-*-all.jar")))
-    if not found:
-        pytest.exit("spark/target/safetensors-spark_2.13-*-all.jar is missing: run 'mvn -B -ntp -DskipTests package'")
-    return found[-1]
+def connector_jar() -> Path:
+    jars = sorted(glob.glob(str(ROOT / "spark" / "target" / "safetensors-spark_2.13-*-all.jar")))
+    if not jars:
+        pytest.exit(
+            "spark/target/safetensors-spark_2.13-<version>-all.jar is missing: build it first with "
+            "'mvn -B -ntp -DskipTests package' (scripts/test.sh does).",
+            returncode=2,
+        )
+    return Path(jars[-1])
+
+
+def session_builder(master: str):
+    """A SparkSession builder with the connector on the classpath (driver and executors)."""
+    import pyspark
+    from pyspark.sql import SparkSession
+
+    # local-cluster starts executors with SPARK_HOME's scripts: the pyspark package is a Spark home.
+    os.environ.setdefault("SPARK_HOME", os.path.dirname(pyspark.__file__))
+    return (
+        SparkSession.builder.master(master)
+        .appName("safetensors-pyspark-interop")
+        .config("spark.jars", str(connector_jar()))
+        .config("spark.driver.extraJavaOptions", JAVA_OPTIONS)
+        .config("spark.executor.extraJavaOptions", JAVA_OPTIONS)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+    )
 
 
 @pytest.fixture(scope="session")
-def spark(tmp_path_factory):
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("safetensors-pyspark-interop")
-        .config("spark.jars", connector_jar())
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("warehouse")))
-        .config("spark.driver.extraJavaOptions", JVM_FLAGS)
-        .config("spark.executor.extraJavaOptions", JVM_FLAGS)
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("WARN")
+def spark():
+    session = session_builder("local[2]").getOrCreate()
     yield session
     session.stop()

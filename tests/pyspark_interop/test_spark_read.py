@@ -121,16 +121,6 @@ def test_shape_only_projection_and_pushdown(spark, hf_dir):
     assert picked.count() == 2
 
 
-def _write_available(spark, tmp_path):
-    """The write path lives in its own package; skip the round trips where it is not built in."""
-    try:
-        loader = spark.sparkContext._jvm.java.lang.Thread.currentThread().getContextClassLoader()
-        loader.loadClass("io.github.semyonsinchenko.safetensors.spark.write.SafetensorsWriteBuilder")
-        return True
-    except Exception:  # noqa: BLE001 - any failure means the class is not there
-        return False
-
-
 def _tensor_df(spark, n):
     rows = []
     for i in range(n):
@@ -143,8 +133,6 @@ def _tensor_df(spark, n):
 
 
 def test_round_trip_kv(spark, tmp_path):
-    if not _write_available(spark, tmp_path):
-        pytest.skip("the Spark write path is not in this connector jar")
     src = _tensor_df(spark, 7)
     out = str(tmp_path / "kv")
     src.write.format("safetensors").option("name_col", "key").mode("overwrite").save(out)
@@ -159,8 +147,6 @@ def test_round_trip_kv(spark, tmp_path):
 
 
 def test_round_trip_batch_unbatch(spark, tmp_path):
-    if not _write_available(spark, tmp_path):
-        pytest.skip("the Spark write path is not in this connector jar")
     src = _tensor_df(spark, 7).drop("key")
     out = str(tmp_path / "batch")
     src.write.format("safetensors").option("batch_size", "3").mode("overwrite").save(out)

@@ -1,9 +1,16 @@
 package io.github.semyonsinchenko.safetensors.spark;
 
+import io.github.semyonsinchenko.safetensors.spark.write.SaveModeWrite;
 import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SQLContext;
+import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableProvider;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.sources.BaseRelation;
+import org.apache.spark.sql.sources.CreatableRelationProvider;
 import org.apache.spark.sql.sources.DataSourceRegister;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -12,7 +19,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * Entry point of {@code format("safetensors")}. Thin on purpose: schema inference belongs to the
  * read side, everything else to {@link SafetensorsTable}.
  */
-public final class SafetensorsDataSource implements TableProvider, DataSourceRegister {
+public final class SafetensorsDataSource implements TableProvider, DataSourceRegister, CreatableRelationProvider {
     public static final String SHORT_NAME = "safetensors";
 
     @Override
@@ -33,5 +40,12 @@ public final class SafetensorsDataSource implements TableProvider, DataSourceReg
     @Override
     public boolean supportsExternalMetadata() {
         return true; // users may pass .schema(...)
+    }
+
+    /** {@code df.write...save(path)}: the SaveMode front door of the V2 write (see {@link SaveModeWrite}). */
+    @Override
+    public BaseRelation createRelation(SQLContext sqlContext, SaveMode mode,
+                                       scala.collection.immutable.Map<String, String> parameters, Dataset<Row> data) {
+        return SaveModeWrite.save(sqlContext, mode, scala.jdk.javaapi.CollectionConverters.asJava(parameters), data);
     }
 }

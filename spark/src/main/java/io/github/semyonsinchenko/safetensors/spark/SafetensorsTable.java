@@ -6,11 +6,15 @@ import java.util.Set;
 import io.github.semyonsinchenko.safetensors.spark.read.DatasetResolver;
 import io.github.semyonsinchenko.safetensors.spark.read.ReadOptions;
 import io.github.semyonsinchenko.safetensors.spark.read.SafetensorsScanBuilder;
+import io.github.semyonsinchenko.safetensors.spark.write.SafetensorsWriteBuilder;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -18,7 +22,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * A safetensors dataset at a path. Read and write builders live in their own packages; this class
  * only wires them up and declares capabilities.
  */
-public final class SafetensorsTable implements Table, SupportsRead {
+public final class SafetensorsTable implements Table, SupportsRead, SupportsWrite {
     private final StructType schema;
     private final Map<String, String> properties;
 
@@ -44,7 +48,10 @@ public final class SafetensorsTable implements Table, SupportsRead {
 
     @Override
     public Set<TableCapability> capabilities() {
-        return EnumSet.of(TableCapability.BATCH_READ);
+        Set<TableCapability> caps = EnumSet.of(TableCapability.BATCH_READ);
+        // Write capabilities only behind the SaveMode front door (see write.SaveModeWrite).
+        caps.addAll(SafetensorsWriteBuilder.capabilities(properties));
+        return caps;
     }
 
     @Override
@@ -52,5 +59,10 @@ public final class SafetensorsTable implements Table, SupportsRead {
         ReadOptions read = ReadOptions.parse(options);
         var conf = SparkSession.active().sparkContext().hadoopConfiguration();
         return new SafetensorsScanBuilder(DatasetResolver.resolve(options, read, schema, conf), schema, read, options);
+    }
+
+    @Override
+    public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+        return new SafetensorsWriteBuilder(info);
     }
 }

@@ -17,12 +17,13 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Finds, loads and binds {@code libsafetensors_native} once. Loading may fail (no library for
- * this platform, native access denied, ABI mismatch); then {@link #INSTANCE} is empty, one line is
- * logged, and {@link Kernels} uses its Java path. Nothing else in the project touches the
- * {@link Linker}.
+ * Finds and loads {@code libsafetensors_native} once. Loading may fail (no library for this
+ * platform, native access denied, ABI mismatch); then {@link #INSTANCE} is empty, {@link #FAILURE}
+ * says why, and {@link Kernels} logs that in its one line and uses a Java path. Only this package
+ * touches the {@link Linker}; the kernels are bound in {@link NativeBackend}.
  *
- * <p>The library ships inside the core jar under {@code native/<os>-<arch>/} and is copied to a
+ * <p>The library ships inside the core jar under
+ * {@code io/github/semyonsinchenko/safetensors/native/<os>-<arch>/} and is copied to a
  * private temporary file before loading, so a Spark executor that only has the jar finds it. The
  * system property {@code safetensors.native.library} names a library file to load instead.
  */
@@ -31,8 +32,18 @@ final class NativeLibrary {
     static final String LIBRARY_PROPERTY = "safetensors.native.library";
     private static final System.Logger LOG = System.getLogger("io.github.semyonsinchenko.safetensors.kernels");
 
+    /**
+     * Why {@link #INSTANCE} is empty ("no native kernels packaged for linux-riscv64", "native access
+     * is denied ...", ...), or null when the library is loaded. Set before {@link #INSTANCE}.
+     */
+    private static String failure;
+    /** True when the failure is only that this platform has no packaged library (not worth a warning). */
+    private static boolean notPackaged;
+
     /** The loaded library, or empty when the Java path must be used. */
     static final Optional<NativeLibrary> INSTANCE = load();
+    static final String FAILURE = failure;
+    static final boolean NOT_PACKAGED = notPackaged;
 
     final Path file;
     final SymbolLookup symbols;
@@ -91,11 +102,12 @@ final class NativeLibrary {
     }
 
     private static Optional<NativeLibrary> load() {
+        // Kernels logs the outcome once, together with the path it chose; here only DEBUG detail.
         try {
             Path file = locate();
             if (file == null) {
-                LOG.log(System.Logger.Level.INFO, "safetensors-jvm: no native kernels packaged for {0}; using the Java"
-                        + " path", platform());
+                failure = "no native kernels packaged for " + platform();
+                notPackaged = true;
                 return Optional.empty();
             }
             SymbolLookup symbols = SymbolLookup.libraryLookup(file, Arena.global());
@@ -104,12 +116,10 @@ final class NativeLibrary {
                     lib.version, lib.isaName(), file);
             return Optional.of(lib);
         } catch (IllegalCallerException e) {
-            LOG.log(System.Logger.Level.WARNING, "safetensors-jvm: native access is denied ({0}); start the JVM with"
-                    + " --enable-native-access=ALL-UNNAMED to use the native kernels. Using the Java path.",
-                    e.getMessage());
+            failure = "native access is denied (" + e.getMessage() + "); start the JVM with"
+                    + " --enable-native-access=ALL-UNNAMED to use the native kernels";
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.WARNING, "safetensors-jvm: cannot load the native kernels ({0}); using the"
-                    + " Java path.", t.toString());
+            failure = "cannot load the native kernels (" + t + ")";
         }
         return Optional.empty();
     }

@@ -363,6 +363,10 @@ public final class MalformedCorpusGenerator {
         add(cases, "shape_product_overflow",
                 json("{" + tensor("w", "U8", "[" + MAX_DIM + "," + MAX_DIM + "]", 0, 0) + "}", 0),
                 "SIZE_OVERFLOW", "w", "has more than 2^63-1 elements");
+        // Multiplied left to right like the reference: the 0 comes after the product has overflowed.
+        add(cases, "shape_product_overflow_before_zero",
+                json("{" + tensor("w", "U8", "[" + MAX_DIM + "," + MAX_DIM + ",0]", 0, 0) + "}", 0),
+                "SIZE_OVERFLOW", "w", "has more than 2^63-1 elements");
         // 2^48-1 x 4096 elements fit in a long; times 64 bits they do not.
         add(cases, "bit_count_overflow", json("{" + tensor("w", "F64", "[" + MAX_DIM + ",4096]", 0, 0) + "}", 0),
                 "SIZE_OVERFLOW", "w", "1152921504606842880 elements x 64 bits overflows");

@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.semyonsinchenko.safetensors.spark.MiniHdfs;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
@@ -12,7 +13,6 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,25 +20,18 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Reads from a real HDFS (MiniDFSCluster through the shared {@code MiniHdfs} test harness, which
  * runs it in its own class loader): the same rows as the local read, for every layout, plus
- * pushdown and shape-only projections. Skipped where the harness is not on the classpath.
+ * pushdown and shape-only projections.
  */
 class HdfsReadTest extends SparkTestBase {
     @TempDir
     static Path tmp;
-    static AutoCloseable hdfs;
+    static MiniHdfs hdfs;
     static String uri;
 
     @BeforeAll
     static void startHdfs() throws Exception {
-        Class<?> harness;
-        try {
-            harness = Class.forName("io.github.semyonsinchenko.safetensors.spark.MiniHdfs");
-        } catch (ClassNotFoundException e) {
-            Assumptions.abort("the MiniHdfs harness is not on this branch yet");
-            return;
-        }
-        hdfs = (AutoCloseable) harness.getMethod("start", Path.class).invoke(null, tmp.resolve("dfs"));
-        uri = (String) harness.getMethod("uri").invoke(hdfs);
+        hdfs = MiniHdfs.start(tmp.resolve("dfs"));
+        uri = hdfs.uri();
     }
 
     @AfterAll

@@ -14,31 +14,17 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every write mode of the connector read back through the read path: kv (one and two columns,
  * with and without the index, append), batch with each tail strategy read with and without
- * unbatch. Skipped where the write path is not on the classpath.
+ * unbatch.
  */
 class RoundTripReadTest extends SparkTestBase {
     @TempDir
     static Path tmp;
-
-    @BeforeAll
-    static void needsWritePath() {
-        boolean present;
-        try {
-            Class.forName("io.github.semyonsinchenko.safetensors.spark.write.SafetensorsWriteBuilder");
-            present = true;
-        } catch (ClassNotFoundException e) {
-            present = false;
-        }
-        Assumptions.assumeTrue(present, "the Spark write path is not on this branch yet");
-    }
 
     static final StructType SOURCE = new StructType()
             .add("key", DataTypes.StringType, false)

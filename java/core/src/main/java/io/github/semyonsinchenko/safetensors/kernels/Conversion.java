@@ -1,0 +1,109 @@
+package io.github.semyonsinchenko.safetensors.kernels;
+
+import io.github.semyonsinchenko.safetensors.format.Dtype;
+import java.util.Optional;
+
+/**
+ * The element-wise conversions of {@link Kernels}, one per kernel of the native C API. Every path
+ * (native, Vector API, scalar Java) gives the same bits for every input; the rules are:
+ *
+ * <ul>
+ *   <li>Widening BF16/F16 to F32 is exact for every bit pattern: sign and NaN payload are kept, a
+ *       signalling NaN stays signalling.
+ *   <li>{@code _RNE} rounds to nearest, ties to even; {@code _TRUNC} rounds toward zero (for BF16:
+ *       keep the top 16 bits of every finite value; for F16 a finite value beyond the range
+ *       saturates to +-65504 while infinities stay infinite).
+ *   <li>F32 to BF16: a NaN becomes the quiet NaN {@code 0x7FC0}/{@code 0xFFC0} (sign kept), never
+ *       an infinity.
+ *   <li>F32 to F16: a NaN becomes {@code sign | 0x7E00 | (mantissa >> 13)} (quiet bit set, top
+ *       payload bits kept), the F16C hardware rule.
+ *   <li>F16 to BF16 and BF16 to F16 widen exactly to F32 and then round once (RNE), so they are
+ *       correctly rounded.
+ *   <li>Integers and F64 to F32 follow a C {@code (float)} cast in the default rounding mode (and
+ *       numpy {@code astype(float32)}): round to nearest even, U64 included; an F64 NaN keeps its
+ *       sign and top payload bits and is quieted; an F64 beyond the F32 range becomes +-Inf.
+ * </ul>
+ *
+ * <p>Source bytes are little-endian, as in a safetensors file.
+ */
+public enum Conversion {
+    /** BF16 to F32, exact. */
+    BF16_TO_F32(Dtype.BF16, Dtype.F32, "st_bf16_to_f32"),
+    /** F32 to BF16, round to nearest even; NaN to 0x7FC0 with the sign kept. */
+    F32_TO_BF16_RNE(Dtype.F32, Dtype.BF16, "st_f32_to_bf16_rne"),
+    /** F32 to BF16, toward zero (top 16 bits); NaN to 0x7FC0 with the sign kept. */
+    F32_TO_BF16_TRUNC(Dtype.F32, Dtype.BF16, "st_f32_to_bf16_trunc"),
+    /** F16 to F32, exact (a signalling NaN stays signalling). */
+    F16_TO_F32(Dtype.F16, Dtype.F32, "st_f16_to_f32"),
+    /** F32 to F16, round to nearest even (65520 and up become Inf); NaN to sign|0x7E00|(mant>>13). */
+    F32_TO_F16_RNE(Dtype.F32, Dtype.F16, "st_f32_to_f16_rne"),
+    /** F32 to F16, toward zero (finite overflow saturates to +-65504); NaN to sign|0x7E00|(mant>>13). */
+    F32_TO_F16_TRUNC(Dtype.F32, Dtype.F16, "st_f32_to_f16_trunc"),
+    /** F16 to BF16 through F32, round to nearest even. */
+    F16_TO_BF16(Dtype.F16, Dtype.BF16, "st_f16_to_bf16"),
+    /** BF16 to F16 through F32, round to nearest even. */
+    BF16_TO_F16(Dtype.BF16, Dtype.F16, "st_bf16_to_f16"),
+    /** I8 to F32, exact. */
+    I8_TO_F32(Dtype.I8, Dtype.F32, "st_i8_to_f32"),
+    /** U8 to F32, exact. */
+    U8_TO_F32(Dtype.U8, Dtype.F32, "st_u8_to_f32"),
+    /** I16 to F32, exact. */
+    I16_TO_F32(Dtype.I16, Dtype.F32, "st_i16_to_f32"),
+    /** U16 to F32, exact. */
+    U16_TO_F32(Dtype.U16, Dtype.F32, "st_u16_to_f32"),
+    /** I32 to F32, round to nearest even. */
+    I32_TO_F32(Dtype.I32, Dtype.F32, "st_i32_to_f32"),
+    /** U32 to F32, round to nearest even. */
+    U32_TO_F32(Dtype.U32, Dtype.F32, "st_u32_to_f32"),
+    /** I64 to F32, round to nearest even. */
+    I64_TO_F32(Dtype.I64, Dtype.F32, "st_i64_to_f32"),
+    /** U64 to F32, round to nearest even (correctly rounded over the whole unsigned range). */
+    U64_TO_F32(Dtype.U64, Dtype.F32, "st_u64_to_f32"),
+    /** F64 to F32, round to nearest even, overflow to +-Inf; a NaN is quieted keeping sign and top payload bits. */
+    F64_TO_F32(Dtype.F64, Dtype.F32, "st_f64_to_f32");
+
+    private final Dtype source;
+    private final Dtype target;
+    private final String symbol;
+
+    Conversion(Dtype source, Dtype target, String symbol) {
+        this.source = source;
+        this.target = target;
+        this.symbol = symbol;
+    }
+
+    /** The element type read. */
+    public Dtype source() {
+        return source;
+    }
+
+    /** The element type written. */
+    public Dtype target() {
+        return target;
+    }
+
+    /** Bytes per source element. */
+    public int sourceBytes() {
+        return source.byteSize();
+    }
+
+    /** Bytes per target element. */
+    public int targetBytes() {
+        return target.byteSize();
+    }
+
+    /** The C function of {@code safetensors_native.h} that implements this conversion. */
+    public String nativeSymbol() {
+        return symbol;
+    }
+
+    /** The conversion of {@code dtype} to F32, if there is a kernel for it (F32 itself has none). */
+    public static Optional<Conversion> toF32(Dtype dtype) {
+        for (Conversion c : values()) {
+            if (c.source == dtype && c.target == Dtype.F32) {
+                return Optional.of(c);
+            }
+        }
+        return Optional.empty();
+    }
+}

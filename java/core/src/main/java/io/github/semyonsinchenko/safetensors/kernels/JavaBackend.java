@@ -1,0 +1,35 @@
+package io.github.semyonsinchenko.safetensors.kernels;
+
+import static io.github.semyonsinchenko.safetensors.kernels.ScalarKernels.I32;
+import static io.github.semyonsinchenko.safetensors.kernels.ScalarKernels.I64;
+
+import java.lang.foreign.MemorySegment;
+
+/** What the two Java paths share: gathers are row copies, gather-and-convert converts row by row. */
+abstract class JavaBackend extends Backend {
+
+    static long index(MemorySegment indices, IndexType type, long i) {
+        return type == IndexType.U32
+                ? Integer.toUnsignedLong(indices.get(I32, i * 4))
+                : indices.get(I64, i * 8);
+    }
+
+    @Override
+    final void gather(MemorySegment table, long nRows, long rowBytes, MemorySegment indices, IndexType type,
+            long nIdx, MemorySegment dst) {
+        for (long i = 0; i < nIdx; i++) {
+            MemorySegment.copy(table, index(indices, type, i) * rowBytes, dst, i * rowBytes, rowBytes);
+        }
+    }
+
+    @Override
+    final void gatherConvert(Conversion c, MemorySegment table, long nRows, long rowElems, MemorySegment indices,
+            IndexType type, long nIdx, MemorySegment dst) {
+        long srcRow = rowElems * 2;
+        long dstRow = rowElems * 4;
+        for (long i = 0; i < nIdx; i++) {
+            long r = index(indices, type, i);
+            convert(c, table.asSlice(r * srcRow, srcRow), dst.asSlice(i * dstRow, dstRow), rowElems);
+        }
+    }
+}

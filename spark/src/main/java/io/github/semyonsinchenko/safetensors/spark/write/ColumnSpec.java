@@ -1,0 +1,39 @@
+package io.github.semyonsinchenko.safetensors.spark.write;
+
+import io.github.semyonsinchenko.safetensors.format.Dtype;
+import java.io.Serial;
+import java.io.Serializable;
+
+/**
+ * How one DataFrame column becomes tensors: where it is in the row, what kind of value it holds
+ * and which dtype and per-sample shape the tensors get (both may come from the data instead).
+ *
+ * @param name        the column name (also the tensor name's column part)
+ * @param ordinal     the column's position in the written rows
+ * @param kind        Tensor Struct or (possibly nested) numeric array
+ * @param element     the array's element type; null for Tensor Struct
+ * @param depth       array nesting depth (1 for {@code array<float>}); 0 for Tensor Struct
+ * @param dtype       target dtype; null means "the struct's own dtype"
+ * @param fixedShape  per-sample shape from the {@code shapes} option; null means "from the data"
+ */
+record ColumnSpec(String name, int ordinal, Kind kind, Element element, int depth, Dtype dtype, long[] fixedShape)
+        implements Serializable {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    enum Kind { TENSOR_STRUCT, NUMERIC_ARRAY }
+
+    /** Spark element types accepted in numeric arrays, with the dtype each maps to by default. */
+    enum Element {
+        BYTE(Dtype.I8, false), SHORT(Dtype.I16, false), INT(Dtype.I32, false), LONG(Dtype.I64, false),
+        FLOAT(Dtype.F32, true), DOUBLE(Dtype.F64, true);
+
+        final Dtype natural;
+        final boolean floating;
+
+        Element(Dtype natural, boolean floating) {
+            this.natural = natural;
+            this.floating = floating;
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package io.github.semyonsinchenko.safetensors.spark.write;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.AnalysisException;
+import org.apache.spark.sql.SaveMode;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.SupportsTruncate;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+
+/**
+ * Driver side, planning time: validates every option against the input schema (and, on append,
+ * against the existing manifest) before any task runs, then describes the write.
+ */
+public final class SafetensorsWriteBuilder implements WriteBuilder, SupportsTruncate {
+    /**
+     * Internal option set by {@link SaveModeWrite}: the user's SaveMode, already checked against the
+     * path. Only tables carrying it declare batch-write capabilities (see SaveModeWrite).
+     */
+    public static final String SAVE_MODE_OPTION = "__safetensors_save_mode";
+
+    private final LogicalWriteInfo info;
+    private boolean truncate;
+
+    public SafetensorsWriteBuilder(LogicalWriteInfo info) {
+        this.info = info;
+    }
+
+    /** The write capabilities of a table with these properties (empty unless reached through SaveModeWrite). */
+    public static Set<TableCapability> capabilities(Map<String, String> tableProperties) {
+        boolean resolved = tableProperties.keySet().stream().anyMatch(k -> k.equalsIgnoreCase(SAVE_MODE_OPTION));
+        return resolved ? EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE)
+                : EnumSet.noneOf(TableCapability.class);
+    }
+
+    @Override
+    public WriteBuilder truncate() {
+        truncate = true;
+        return this;
+    }
+
+    @Override
+    public Write build() {
+        SaveMode mode = saveMode();
+        WriteOptions options;
+        try {
+            options = WriteOptions.parse(info.options(), info.schema(), mode);
+        } catch (AnalysisException e) {
+            throw sneaky(e);
+        }
+        SparkSession session = SparkSession.active();
+        Configuration conf = DatasetFiles.hadoopConf(session, info.options().asCaseSensitiveMap());
+        boolean collectIndex = options.generateIndex;
+        Path root;
+        try {
+            root = DatasetFiles.qualifiedRoot(options.path, conf);
+            if (mode == SaveMode.Append) {
+                Manifest old = Manifest.read(root.getFileSystem(conf), root);
+                if (old != null) {
+                    checkAppendEarly(old, options);
+                    collectIndex |= old.hasIndex();
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("[safetensors] cannot inspect " + options.path + ": " + e.getMessage(), e);
+        }
+        return new SafetensorsWrite(options, conf, collectIndex, root, info.queryId());
+    }
+
+    private SaveMode saveMode() {
+        if (truncate) {
+            return SaveMode.Overwrite;
+        }
+        String v = info.options().get(SAVE_MODE_OPTION);
+        if (v == null) {
+            return SaveMode.Append; // reached as a plain V2 append (no SaveModeWrite in front)
+        }
+        for (SaveMode m : SaveMode.values()) {
+            if (m.name().equalsIgnoreCase(v)) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("unknown save mode " + v);
+    }
+
+    /** What can be checked against an existing dataset before the data is seen. */
+    private static void checkAppendEarly(Manifest old, WriteOptions options) {
+        String mode = options.mode == WriteOptions.Mode.KV ? "kv" : "batch";
+        String problem = null;
+        if (!old.writeMode().equals(mode)) {
+            problem = "the dataset was written in " + old.writeMode() + " mode, this write is in " + mode + " mode";
+        } else if (options.mode == WriteOptions.Mode.BATCH && old.batchSize() != null
+                && old.batchSize() != options.batchSize) {
+            problem = "the dataset has batch_size=" + old.batchSize() + ", this write batch_size=" + options.batchSize;
+        } else if (options.mode == WriteOptions.Mode.BATCH && old.tailStrategy() != null
+                && !old.tailStrategy().equalsIgnoreCase(options.tail.name())) {
+            problem = "the dataset has tail_strategy=" + old.tailStrategy() + ", this write tail_strategy="
+                    + options.tail.name().toLowerCase(Locale.ROOT);
+        } else if (!options.columns.stream().map(ColumnSpec::name).toList().equals(
+                java.util.List.copyOf(old.schema().keySet())) && !old.schema().isEmpty()) {
+            problem = "the dataset has columns " + old.schema().keySet() + ", this write has "
+                    + options.columns.stream().map(ColumnSpec::name).toList();
+        }
+        if (problem != null) {
+            throw sneaky(WriteErrors.analysis("cannot append to " + options.path + ": " + problem));
+        }
+    }
+
+    /** AnalysisException is checked in Java's eyes; Spark's interfaces throw it from Scala freely. */
+    @SuppressWarnings("unchecked")
+    static <E extends Throwable> RuntimeException sneaky(Throwable e) throws E {
+        throw (E) e;
+    }
+}

@@ -1,0 +1,35 @@
+package io.github.semyonsinchenko.safetensors.spark.write;
+
+import io.github.semyonsinchenko.safetensors.spark.SerializableHadoopConf;
+import java.io.Serial;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.write.DataWriter;
+import org.apache.spark.sql.connector.write.DataWriterFactory;
+
+/**
+ * The only object shipped to executors: the validated options, the job's staging directory and
+ * the broadcast Hadoop configuration. No SparkSession, no open files.
+ */
+final class ShardWriterFactory implements DataWriterFactory {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    private final WriteOptions options;
+    private final String jobStagingDir;
+    private final boolean collectIndex;
+    private final Broadcast<SerializableHadoopConf> conf;
+
+    ShardWriterFactory(WriteOptions options, String jobStagingDir, boolean collectIndex,
+                       Broadcast<SerializableHadoopConf> conf) {
+        this.options = options;
+        this.jobStagingDir = jobStagingDir;
+        this.collectIndex = collectIndex;
+        this.conf = conf;
+    }
+
+    @Override
+    public DataWriter<InternalRow> createWriter(int partitionId, long taskId) {
+        return new ShardDataWriter(options, jobStagingDir, collectIndex, conf.value().get(), partitionId, taskId);
+    }
+}

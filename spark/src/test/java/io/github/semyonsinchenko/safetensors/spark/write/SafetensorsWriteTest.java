@@ -1,0 +1,457 @@
+package io.github.semyonsinchenko.safetensors.spark.write;
+
+import static io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport.allFiles;
+import static io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport.manifest;
+import static io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport.shards;
+import static io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport.tensors;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport.Read;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.AnalysisException;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The write path in local mode: layouts, encodings, SaveModes, manifest. One session for the class. */
+class SafetensorsWriteTest {
+    static SparkSession spark;
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void start() {
+        spark = SparkSession.builder().master("local[2]").appName("safetensors-write-test")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.shuffle.partitions", "2")
+                .getOrCreate();
+    }
+
+    @AfterAll
+    static void stop() {
+        spark.stop();
+    }
+
+    /** id, key 'k<id>', vec = [id*10, id*10+1, id*10+2] as float; 2 partitions. */
+    static Dataset<Row> floats(int n) {
+        return spark.range(0, n, 1, 2).selectExpr("id", "concat('k', id) as key",
+                "transform(sequence(0, 2), i -> cast(id * 10 + i as float)) as vec");
+    }
+
+    /** The given __metadata__ entries of the first shard. */
+    static Map<String, String> shardMeta(Path root, String... keys) throws Exception {
+        try (var f = io.github.semyonsinchenko.safetensors.io.SafetensorsFile.open(shards(root).get(0))) {
+            Map<String, String> out = new java.util.HashMap<>();
+            for (String k : keys) {
+                out.put(k, f.metadata().get(k));
+            }
+            return out;
+        }
+    }
+
+    static float[] floatsOf(byte[] b) {
+        ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        float[] out = new float[b.length / 4];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = bb.getFloat();
+        }
+        return out;
+    }
+
+    @Test
+    void kvModeOneColumnNamesTensorsByKey() throws Exception {
+        Path out = tmp.resolve("kv");
+        floats(10).drop("id").write().format("safetensors").option("name_col", "key").save(out.toString());
+
+        Map<String, Read> t = tensors(out);
+        assertEquals(10, t.size());
+        for (int i = 0; i < 10; i++) {
+            Read r = t.get("k" + i);
+            assertEquals("F32", r.dtype());
+            assertArrayEquals(new long[] {3}, r.shape());
+            assertArrayEquals(new float[] {i * 10, i * 10 + 1, i * 10 + 2}, floatsOf(r.bytes()));
+        }
+        JsonNode m = manifest(out);
+        assertEquals("kv", m.get("write_mode").asText());
+        assertEquals("1", m.get("format_version").asText());
+        assertEquals(10, m.get("total_samples").asLong());
+        assertEquals(Map.of("write_mode", "kv", "name_col", "key"), shardMeta(out, "write_mode", "name_col"));
+        assertEquals("F32", m.get("schema").get("vec").get("dtype").asText());
+        assertEquals("[3]", m.get("schema").get("vec").get("shape").toString());
+        long bytes = 0;
+        for (JsonNode s : m.get("shards")) {
+            Path f = out.resolve(s.get("file").asText());
+            assertEquals(Files.size(f), s.get("bytes").asLong());
+            assertTrue(s.get("file").asText().matches("part-0000[01]-[0-9a-f-]{36}\\.safetensors"), s.toString());
+            bytes += s.get("bytes").asLong();
+        }
+        assertEquals(bytes, m.get("total_bytes").asLong());
+        assertFalse(Files.exists(out.resolve(DatasetFiles.STAGING)), "staging removed");
+    }
+
+    @Test
+    void kvModeSeveralColumnsUseKeySlashColumn() throws Exception {
+        Path out = tmp.resolve("kv2");
+        floats(4).selectExpr("key", "vec", "array(id, id + 1) as ids").write().format("safetensors")
+                .option("name_col", "key").save(out.toString());
+        Map<String, Read> t = tensors(out);
+        assertEquals(8, t.size());
+        assertEquals("I64", t.get("k3/ids").dtype());
+        assertArrayEquals(new float[] {30, 31, 32}, floatsOf(t.get("k3/vec").bytes()));
+    }
+
+    @Test
+    void batchModeStacksRowsAndWritesTheTail() throws Exception {
+        Path out = tmp.resolve("batch");
+        // one partition so the batch contents are deterministic
+        floats(10).coalesce(1).select("vec").write().format("safetensors").option("batch_size", "4")
+                .save(out.toString());
+        Map<String, Read> t = tensors(out);
+        assertEquals(List.of("vec/000000", "vec/000001", "vec/000002"), t.keySet().stream().sorted().toList());
+        assertArrayEquals(new long[] {4, 3}, t.get("vec/000000").shape());
+        assertArrayEquals(new long[] {2, 3}, t.get("vec/000002").shape());
+        float[] last = floatsOf(t.get("vec/000002").bytes());
+        assertArrayEquals(new float[] {80, 81, 82, 90, 91, 92}, last);
+        JsonNode m = manifest(out);
+        assertEquals(10, m.get("total_samples").asLong());
+        assertEquals(Map.of("write_mode", "batch", "batch_size", "4", "tail_strategy", "write"),
+                shardMeta(out, "write_mode", "batch_size", "tail_strategy"));
+        assertEquals(java.util.Set.of("format_version", "safetensors_version", "created_by", "write_mode",
+                "total_samples", "total_bytes", "schema", "shards"), java.util.stream.StreamSupport.stream(((Iterable<String>) m::fieldNames).spliterator(), false).collect(java.util.stream.Collectors.toSet()));
+    }
+
+    @Test
+    void batchTailDropAndPad() throws Exception {
+        Path drop = tmp.resolve("drop");
+        floats(10).coalesce(1).select("vec").write().format("safetensors").option("batch_size", "4")
+                .option("tail_strategy", "drop").save(drop.toString());
+        assertEquals(2, tensors(drop).size());
+        assertEquals(8, manifest(drop).get("total_samples").asLong());
+
+        Path pad = tmp.resolve("pad");
+        floats(10).coalesce(1).select("vec").write().format("safetensors").option("batch_size", "4")
+                .option("tail_strategy", "pad").save(pad.toString());
+        Read r = tensors(pad).get("vec/000002");
+        assertArrayEquals(new long[] {4, 3}, r.shape());
+        assertArrayEquals(new float[] {80, 81, 82, 90, 91, 92, 0, 0, 0, 0, 0, 0}, floatsOf(r.bytes()));
+        assertEquals(10, manifest(pad).get("total_samples").asLong());
+    }
+
+    @Test
+    void tensorStructIsWrittenVerbatimAndConvertedToBf16() throws Exception {
+        Path out = tmp.resolve("struct");
+        // F32 1.0, 2.5 and 1+2^-8 (ties to even in BF16) as raw little-endian bytes
+        Dataset<Row> df = spark.sql("select 'a' as key, named_struct('data', unhex('0000803F00002040'), "
+                + "'shape', array(2), 'dtype', 'F32') as t union all select 'b', named_struct('data', "
+                + "unhex('0080803F0000C07F'), 'shape', array(1, 2), 'dtype', 'F32')");
+        df.write().format("safetensors").option("name_col", "key").option("shapes", "{\"t\": [2]}")
+                .save(out.toString());
+        Map<String, Read> t = tensors(out);
+        assertArrayEquals(hex("0000803F00002040"), t.get("a").bytes());
+        assertArrayEquals(new long[] {2}, t.get("b").shape());
+
+        Path bf = tmp.resolve("struct-bf16");
+        df.write().format("safetensors").option("name_col", "key").option("dtype", "bf16")
+                .option("shapes", "{\"t\": [2]}").save(bf.toString());
+        Map<String, Read> b = tensors(bf);
+        assertEquals("BF16", b.get("a").dtype());
+        assertArrayEquals(hex("803F2040"), b.get("a").bytes());
+        // 1+2^-8 is a tie: rounds to even 1.0 (0x3F80); NaN stays a quiet NaN
+        assertArrayEquals(hex("803FC07F"), b.get("b").bytes());
+    }
+
+    static byte[] hex(String s) {
+        return java.util.HexFormat.of().parseHex(s);
+    }
+
+    @Test
+    void numericArraysAreEncodedIntoTheTargetDtype() throws Exception {
+        Path out = tmp.resolve("enc");
+        spark.sql("select 'a' as key, array(1, 255) as i, array(cast(1.0 as double), 65504.0, 1e-8) as d, "
+                        + "array(array(1, 2), array(3, 4)) as m")
+                .write().format("safetensors").option("name_col", "key").option("columns", "i")
+                .option("dtype", "U8").save(out.toString());
+        assertArrayEquals(new byte[] {1, (byte) 255}, tensors(out).get("a").bytes());
+
+        Path f16 = tmp.resolve("f16");
+        spark.sql("select 'a' as key, array(cast(1.0 as double), 65504.0, 1e-8, 70000.0) as d")
+                .write().format("safetensors").option("name_col", "key").option("dtype", "F16").save(f16.toString());
+        byte[] h = tensors(f16).get("a").bytes();
+        ByteBuffer bb = ByteBuffer.wrap(h).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(Float.floatToFloat16(1.0f), bb.getShort());
+        assertEquals((short) 0x7BFF, bb.getShort());
+        assertEquals(Float.floatToFloat16(1e-8f), bb.getShort());
+        assertEquals((short) 0x7C00, bb.getShort()); // overflow to +inf
+
+        Path nested = tmp.resolve("nested");
+        spark.sql("select 'a' as key, array(array(1, 2, 3), array(4, 5, 6)) as m")
+                .write().format("safetensors").option("name_col", "key").save(nested.toString());
+        Read r = tensors(nested).get("a");
+        assertArrayEquals(new long[] {2, 3}, r.shape());
+        assertEquals("I32", r.dtype());
+    }
+
+    @Test
+    void integerOutOfRangeIsATaskErrorNamingColumnAndKey() throws Exception {
+        Path out = tmp.resolve("range");
+        Exception e = assertThrows(Exception.class, () -> spark.sql("select 'row7' as key, array(1, 300) as i")
+                .write().format("safetensors").option("name_col", "key").option("dtype", "U8").save(out.toString()));
+        assertTrue(causes(e).contains("column 'i', row key 'row7': value 300 does not fit U8"), causes(e));
+        assertTrue(allFiles(out).isEmpty() || !Files.exists(out.resolve(DatasetFiles.MANIFEST)));
+    }
+
+    static String causes(Throwable e) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            sb.append(t.getMessage()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    // ------------------------------------------------------------------ SaveModes
+
+    @Test
+    void saveModes() throws Exception {
+        Path out = tmp.resolve("modes");
+        String p = out.toString();
+        floats(6).select("key", "vec").write().format("safetensors").option("name_col", "key").save(p);
+        JsonNode first = manifest(out);
+
+        // errorIfExists (default) refuses, and leaves the dataset alone
+        AnalysisException e = assertThrows(AnalysisException.class, () ->
+                floats(6).select("key", "vec").write().format("safetensors").option("name_col", "key").save(p));
+        assertTrue(e.getMessage().contains("already holds a safetensors dataset"), e.getMessage());
+        assertThrows(AnalysisException.class, () -> floats(6).select("key", "vec").write().format("safetensors")
+                .mode("errorifexists").option("name_col", "key").save(p));
+
+        // ignore: no-op
+        floats(3).select("key", "vec").write().format("safetensors").mode("ignore").option("name_col", "key").save(p);
+        assertEquals(first, manifest(out));
+
+        // append: shards and totals merged
+        spark.range(100, 104, 1, 2).selectExpr("concat('k', id) as key", "array(cast(id as float), 0.0f, 0.0f) as vec")
+                .write().format("safetensors").mode("append").option("name_col", "key").save(p);
+        JsonNode appended = manifest(out);
+        assertEquals(10, appended.get("total_samples").asLong());
+        assertEquals(first.get("shards").size() + 2, appended.get("shards").size());
+        assertEquals(10, tensors(out).size());
+        assertTrue(WriteTestSupport.names(appended.get("shards")).containsAll(WriteTestSupport.names(first.get("shards"))));
+
+        // overwrite: only the new data
+        floats(2).select("key", "vec").write().format("safetensors").mode("overwrite").option("name_col", "key").save(p);
+        assertEquals(2, manifest(out).get("total_samples").asLong());
+        assertEquals(2, tensors(out).size());
+        assertEquals(shards(out).size(), manifest(out).get("shards").size());
+
+        // ignore and errorIfExists on a fresh path write
+        Path fresh = tmp.resolve("fresh");
+        floats(2).select("key", "vec").write().format("safetensors").mode("ignore").option("name_col", "key")
+                .save(fresh.toString());
+        assertEquals(2, manifest(fresh).get("total_samples").asLong());
+    }
+
+    @Test
+    void appendMustMatchTheDataset() {
+        Path out = tmp.resolve("mismatch");
+        String p = out.toString();
+        floats(4).select("key", "vec").write().format("safetensors").option("name_col", "key").save(p);
+        AnalysisException e = assertThrows(AnalysisException.class, () -> floats(4).select("vec").write()
+                .format("safetensors").mode("append").option("batch_size", "2").save(p));
+        assertTrue(e.getMessage().contains("written in kv mode"), e.getMessage());
+        Exception shape = assertThrows(Exception.class, () -> spark.sql("select 'zz' as key, array(1.0f) as vec")
+                .write().format("safetensors").mode("append").option("name_col", "key").save(p));
+        assertTrue(causes(shape).contains("column 'vec' is F32 [1] but the dataset has F32 [3]"), causes(shape));
+    }
+
+    // ------------------------------------------------------------------ option validation
+
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> badOptions() {
+        return java.util.stream.Stream.of(
+                args(Map.of(), "set exactly one of 'batch_size'"),
+                args(Map.of("batch_size", "2", "name_col", "key"), "got both"),
+                args(Map.of("batch_size", "0"), "'batch_size' is '0'; allowed: a positive integer"),
+                args(Map.of("batch_size", "x"), "'batch_size' is 'x'"),
+                args(Map.of("name_col", "nope"), "'name_col' names column 'nope', which does not exist"),
+                args(Map.of("name_col", "id"), "the key column must be a string"),
+                args(Map.of("name_col", "key", "columns", "vec,,id"), "empty column name"),
+                args(Map.of("name_col", "key", "columns", "vec,vec"), "lists 'vec' twice"),
+                args(Map.of("name_col", "key", "columns", "key"), "lists the key column"),
+                args(Map.of("name_col", "key", "columns", "str"), "column 'str' is string, which cannot be written"),
+                args(Map.of("name_col", "key", "columns", "vec", "dtype", "I32"), "floating-point values are never truncated"),
+                args(Map.of("name_col", "key", "dtype", "F8"), "'dtype' is 'F8'; allowed: F16, BF16"),
+                args(Map.of("name_col", "key", "columns", "vec", "shapes", "{bad"), "'shapes' is not valid JSON"),
+                args(Map.of("name_col", "key", "columns", "vec", "shapes", "{\"zz\": [3]}"), "'shapes' names 'zz'"),
+                args(Map.of("name_col", "key", "columns", "vec", "shapes", "{\"vec\": [-1]}"), "non-negative integers"),
+                args(Map.of("name_col", "key", "columns", "vec", "tail_strategy", "pad"), "'tail_strategy' applies to batch mode"),
+                args(Map.of("batch_size", "2", "columns", "vec", "duplicatesStrategy", "fail"), "'duplicatesStrategy' applies to key-value mode"),
+                args(Map.of("batch_size", "2", "columns", "vec", "tail_strategy", "cut"), "allowed: write (default), drop, pad"),
+                args(Map.of("name_col", "key", "columns", "vec", "duplicatesStrategy", "first"), "allowed: fail (default), lastWin"),
+                args(Map.of("name_col", "key", "columns", "vec", "generate_index", "yes"), "allowed: true, false"),
+                args(Map.of("name_col", "key", "columns", "vec", "target_shard_size_mb", "49"), "an integer from 50 to 1000"),
+                args(Map.of("name_col", "key", "columns", "vec", "target_shard_size_mb", "1001"), "an integer from 50 to 1000"),
+                args(Map.of("name_col", "key", "columns", "vec,x/vec"), "no column name may end with '/'"));
+    }
+
+    static org.junit.jupiter.params.provider.Arguments args(Map<String, String> options, String message) {
+        return org.junit.jupiter.params.provider.Arguments.of(options, message);
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("badOptions")
+    void invalidOptionsFailAtPlanTimeWithAnAnalysisException(Map<String, String> options, String message) {
+        Path out = tmp.resolve("bad");
+        Dataset<Row> df = floats(2).selectExpr("id", "key", "vec", "'s' as str", "vec as `x/vec`");
+        AnalysisException e = assertThrows(AnalysisException.class,
+                () -> df.write().format("safetensors").options(options).save(out.toString()));
+        assertTrue(e.getMessage().contains(message), e.getMessage());
+        assertFalse(Files.exists(out.resolve(DatasetFiles.STAGING)), "no task ran");
+    }
+
+    @Test
+    void rowsOfAColumnMustAgreeAndNullsAreRejected() {
+        Exception shape = assertThrows(Exception.class, () -> spark.sql(
+                "select 'a' as key, array(1.0f, 2.0f) as v union all select 'b', array(1.0f)").coalesce(1)
+                .write().format("safetensors").option("name_col", "key").save(tmp.resolve("s").toString()));
+        assertTrue(causes(shape).contains("column 'v', row key 'b': the tensor is F32 [1] but earlier rows of this "
+                + "column are F32 [2]"), causes(shape));
+        Exception nul = assertThrows(Exception.class, () -> spark.sql(
+                "select 'a' as key, array(1.0f, null) as v").write().format("safetensors")
+                .option("name_col", "key").save(tmp.resolve("n").toString()));
+        assertTrue(causes(nul).contains("column 'v', row key 'a': the array contains null elements"), causes(nul));
+        Exception relabel = assertThrows(Exception.class, () -> spark.sql(
+                "select 'a' as key, named_struct('data', unhex('01000000'), 'shape', array(1), 'dtype', 'I32') as t")
+                .write().format("safetensors").option("name_col", "key").option("dtype", "F16")
+                .save(tmp.resolve("r").toString()));
+        assertTrue(causes(relabel).contains("never relabeled"), causes(relabel));
+    }
+
+    // ------------------------------------------------------------------ duplicates and index
+
+    @Test
+    void duplicateKeysFailInATaskOrLastOneWins() throws Exception {
+        Dataset<Row> dup = spark.sql("select 'a' as key, array(1.0f) as v union all select 'a', array(2.0f)")
+                .coalesce(1);
+        Path fail = tmp.resolve("dupfail");
+        Exception e = assertThrows(Exception.class, () -> dup.write().format("safetensors")
+                .option("name_col", "key").save(fail.toString()));
+        assertTrue(causes(e).contains("duplicate key 'a' in column 'key'"), causes(e));
+        assertEquals(List.of(), allFiles(fail));
+
+        Path last = tmp.resolve("duplast");
+        dup.write().format("safetensors").option("name_col", "key").option("duplicatesStrategy", "lastWin")
+                .save(last.toString());
+        assertArrayEquals(new float[] {2.0f}, floatsOf(tensors(last).get("a").bytes()));
+        assertEquals(1, manifest(last).get("total_samples").asLong());
+    }
+
+    @Test
+    void duplicateKeysAcrossTasksFailAtCommitWithTheIndex() throws Exception {
+        Dataset<Row> twoTasks = spark.range(0, 2, 1, 2).selectExpr("'a' as key", "array(cast(id as float)) as v");
+        Path withIndex = tmp.resolve("dupidx");
+        Exception e = assertThrows(Exception.class, () -> twoTasks.write().format("safetensors")
+                .option("name_col", "key").option("generate_index", "true").save(withIndex.toString()));
+        assertTrue(causes(e).contains("duplicate key 'a' (column 'v') in part-00000-"), causes(e));
+        assertEquals(List.of(), allFiles(withIndex), "nothing visible, staging removed");
+
+        // Without the index keys are not compared across tasks (documented in DATASET.md).
+        Path noIndex = tmp.resolve("dupnoidx");
+        twoTasks.write().format("safetensors").option("name_col", "key").save(noIndex.toString());
+        assertEquals(2, shards(noIndex).size());
+    }
+
+    @Test
+    void indexRoutesEveryKeyToItsFileAndByteRange() throws Exception {
+        Path out = tmp.resolve("idx");
+        floats(20).selectExpr("key", "vec", "array(id) as ids").write().format("safetensors")
+                .option("name_col", "key").option("generate_index", "true").save(out.toString());
+        checkIndex(out, 40);
+        assertEquals(DatasetFiles.INDEX, manifest(out).get("index").get("file").asText());
+
+        // append keeps the index complete
+        spark.range(100, 110, 1, 2).selectExpr("concat('k', id) as key",
+                        "transform(sequence(0, 2), i -> cast(id * 10 + i as float)) as vec", "array(id) as ids")
+                .write().format("safetensors").mode("append").option("name_col", "key").save(out.toString());
+        checkIndex(out, 60);
+
+        // a dataset without an index gets one on append with generate_index=true (from the shard headers)
+        Path late = tmp.resolve("idxlate");
+        floats(6).select("key", "vec").write().format("safetensors").option("name_col", "key").save(late.toString());
+        spark.range(50, 52).selectExpr("concat('k', id) as key", "array(1.0f, 2.0f, 3.0f) as vec")
+                .write().format("safetensors").mode("append").option("name_col", "key")
+                .option("generate_index", "true").save(late.toString());
+        checkIndex(late, 8);
+
+        // batch mode: tensor_key is the column
+        Path batch = tmp.resolve("idxbatch");
+        floats(10).select("vec").write().format("safetensors").option("batch_size", "3")
+                .option("generate_index", "true").save(batch.toString());
+        checkIndex(batch, 4);
+    }
+
+    private void checkIndex(Path root, int expectedRows) throws Exception {
+        // Spark's file listing skips names starting with '_', so read a copy with Spark's own reader.
+        Path copy = Files.createTempDirectory(tmp, "index").resolve("index.parquet");
+        Files.copy(root.resolve(DatasetFiles.INDEX), copy);
+        List<Row> rows = spark.read().parquet(copy.toString()).collectAsList();
+        assertEquals(expectedRows, rows.size());
+        Map<String, Read> t = WriteTestSupport.tensorsByFile(root);
+        assertEquals(expectedRows, t.size());
+        for (Row r : rows) {
+            Read read = t.get(r.<String>getAs("file_name") + "::" + r.<String>getAs("tensor_name"));
+            assertEquals(read.file(), r.getAs("file_name"));
+            assertEquals(read.dtype(), r.getAs("dtype"));
+            List<Integer> shape = r.getList(r.fieldIndex("shape"));
+            assertEquals(java.util.Arrays.stream(read.shape()).boxed().map(Long::intValue).toList(), shape);
+            long begin = r.getAs("begin");
+            long end = r.getAs("end");
+            byte[] slice = java.util.Arrays.copyOfRange(Files.readAllBytes(root.resolve(read.file())), (int) begin,
+                    (int) end);
+            assertArrayEquals(read.bytes(), slice);
+            String name = r.getAs("tensor_name");
+            String key = r.getAs("tensor_key");
+            String column = r.getAs("column");
+            assertTrue(name.equals(key) || name.equals(key + "/" + column) || key.equals(column), r.toString());
+        }
+    }
+
+    // ------------------------------------------------------------------ shard sizing
+
+    @Test
+    void shardsCloseAtTheTargetSize() throws Exception {
+        Path out = tmp.resolve("sized");
+        // 2 tasks x 130 rows x 1 MiB: with a 50 MiB target each task writes 50, 50 and 30 MiB shards
+        spark.range(0, 260, 1, 2).selectExpr("concat('k', id) as key",
+                        "array_repeat(cast(id as float), 262144) as vec")
+                .write().format("safetensors").option("name_col", "key").option("target_shard_size_mb", "50")
+                .save(out.toString());
+        JsonNode m = manifest(out);
+        assertEquals(260, m.get("total_samples").asLong());
+        Map<String, List<Long>> perTask = new java.util.TreeMap<>();
+        for (JsonNode s : m.get("shards")) {
+            perTask.computeIfAbsent(s.get("file").asText().substring(0, 10), k -> new java.util.ArrayList<>())
+                    .add(s.get("bytes").asLong());
+        }
+        assertEquals(2, perTask.size());
+        long target = 50L << 20;
+        for (List<Long> sizes : perTask.values()) {
+            assertEquals(3, sizes.size(), sizes.toString());
+            long full = sizes.stream().filter(b -> b >= 0.8 * target && b <= 1.2 * target).count();
+            assertEquals(2, full, "all but the task's last shard within 20% of the target: " + sizes);
+        }
+    }
+}
