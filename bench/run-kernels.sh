@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Measures the conversion and gather kernels and writes bench/results/kernels.md + kernels.png.
+#
+#   bench/run-kernels.sh            the measurement (about 30 minutes on 2 cores; run it on a quiet machine)
+#   bench/run-kernels.sh --quick    a smoke run (a few minutes): proves the harness works end to end and
+#                                   writes to bench/results/smoke/ (ignored by git), never over the real results
+#
+# Extra arguments after the options go to JMH (e.g. a benchmark regex: `bench/run-kernels.sh --quick Gather`).
+# JMH_ARGS replaces the default JMH iteration arguments.
+set -euo pipefail
+source "$(dirname "$0")/../scripts/env.sh"
+cd "$ST_ROOT"
+
+mode=full
+if [ "${1:-}" = "--quick" ]; then
+  mode=quick
+  shift
+fi
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+  sed -n '2,10p' "$0"
+  exit 0
+fi
+
+if [ "$mode" = quick ]; then
+  out_dir=bench/results/smoke
+  default_jmh="-wi 1 -w 300ms -i 2 -r 200ms -f 1"
+  peer_args=(--quick)
+else
+  out_dir=bench/results
+  # 3 warm-up + 4 measured iterations of 1 s, one fork per parameter combination (155 forks, ~25 minutes).
+  # Two warm-ups are not enough for the Vector path to reach C2 on a busy machine.
+  default_jmh="-wi 3 -w 1s -i 4 -r 1s -f 1"
+  peer_args=()
+fi
+jmh_args="${JMH_ARGS:-$default_jmh} -bm avgt -tu ns -prof gc"
+raw="$out_dir/raw"
+mkdir -p "$raw"
+log="$raw/build.log"
+stamp() { date -u +"%Y-%m-%d %H:%M:%S UTC"; }
+started=$(stamp)
+
+echo "==> [1/6] $mode run, results in $out_dir/ (started $started)"
+echo "==> [2/6] machine description"
+st_uv run -q --project bench/python python bench/python/report.py machine --out "$raw/machine.json"
+echo "    load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews the numbers)"
+
+echo "==> [3/6] build: native library, core, benchmarks jar (log: $log)"
+if ! mvn -B -ntp -q -DskipTests -pl native,java/core,bench -am package >"$log" 2>&1; then
+  tail -n 40 "$log"
+  echo "error: the build failed; the whole log is $log" >&2
+  exit 1
+fi
+jar=bench/target/benchmarks.jar
+java_flags=(--enable-native-access=ALL-UNNAMED --add-modules=jdk.incubator.vector --sun-misc-unsafe-memory-access=allow)
+java "${java_flags[@]}" -cp "$jar" io.github.semyonsinchenko.safetensors.bench.BenchInfo \
+  >"$raw/java.json" 2>"$raw/java.log"
+echo "    $(grep -o '"default_path_description": "[^"]*"' "$raw/java.json"); Java $(java -version 2>&1 | head -n 1)"
+
+echo "==> [4/6] JMH: $jmh_args $*"
+# shellcheck disable=SC2086 # jmh_args is a list of words on purpose
+if ! java --sun-misc-unsafe-memory-access=allow -jar "$jar" $jmh_args -rf json -rff "$raw/jmh.json" "$@" 2>&1 \
+    | tee "$raw/jmh.log"; then
+  echo "error: JMH failed (its output is above and in $raw/jmh.log). If it could not take its lock, another" >&2
+  echo "       JMH run is going on on this machine: wait for it, the numbers would be skewed anyway." >&2
+  exit 1
+fi
+
+echo "==> [5/6] numpy / ml_dtypes peer timings"
+st_uv run -q --project bench/python python bench/python/kernels_peer.py "${peer_args[@]}" --out "$raw/peer.json"
+
+ended=$(stamp)
+extra="$*"
+cat >"$raw/run.json" <<EOF
+{"mode": "$mode", "started": "$started", "ended": "$ended", "jmh_args": "$jmh_args ${extra//[\"\\]/}",
+ "loadavg_end": ["$(cut -d' ' -f1 /proc/loadavg)", "$(cut -d' ' -f2 /proc/loadavg)", "$(cut -d' ' -f3 /proc/loadavg)"]}
+EOF
+
+echo "==> [6/6] report"
+st_uv run -q --project bench/python python bench/python/report.py report --raw "$raw" --out-dir "$out_dir"
+echo "==> done ($started to $ended): $out_dir/kernels.md, $out_dir/kernels.png"
+sed -n '/^## Targets/,/^## How to read/p' "$out_dir/kernels.md" | sed '$d'

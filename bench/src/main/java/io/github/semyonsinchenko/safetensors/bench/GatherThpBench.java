@@ -1,0 +1,102 @@
+package io.github.semyonsinchenko.safetensors.bench;
+
+import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.kernels.Conversion;
+import io.github.semyonsinchenko.safetensors.kernels.IndexType;
+import io.github.semyonsinchenko.safetensors.kernels.Kernels;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * {@link GatherBench} on the native path with the table in transparent huge pages (memory
+ * "offheap-thp"): the 1 GiB table is mmap'd and advised {@code MADV_HUGEPAGE} before it is
+ * filled. numpy does exactly this for every array of 4 MiB or more on Linux, so its
+ * {@code numpy.take} reads a table with 2 MiB pages, while a plain {@code Arena} allocation (or
+ * the Java heap without {@code -XX:+UseTransparentHugePages}) has 4 KiB pages and a TLB miss on
+ * nearly every random row. The indices and destination are ordinary off-heap memory.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
+        "--sun-misc-unsafe-memory-access=allow", "-Xmx4g"})
+public class GatherThpBench {
+    @Param({"u32", "i64"})
+    public String index;
+
+    @Param({"native"})
+    public String path;
+
+    @Param({"offheap-thp"})
+    public String memory;
+
+    @Param({"1073741824"})
+    public long tableBytes;
+
+    @Param({"65536"})
+    public int indices;
+
+    private Arena arena;
+    private MemorySegment table;
+    private MemorySegment idx;
+    private IndexType type;
+    private MemorySegment rowsOut;
+    private MemorySegment floatsOut;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        Buffers.selectPath(path);
+        type = IndexType.valueOf(index.toUpperCase(Locale.ROOT));
+        arena = Arena.ofShared();
+        long rowBytes = GatherBench.ROW_ELEMS * 2;
+        long rows = tableBytes / rowBytes;
+        table = Buffers.mmapHugePages(rows * rowBytes, arena);
+        Buffers.fillF16Table(table, 7);
+        // Evidence that the advice took: about 1 GiB here means the table is in 2 MiB pages.
+        System.err.println("GatherThpBench: AnonHugePages " + Buffers.anonHugePagesKb() + " kB after filling the table");
+        idx = Buffers.allocate(type == IndexType.U32 ? Dtype.U32 : Dtype.I64, (long) indices * type.bytes(), false,
+                arena);
+        SplittableRandom rnd = new SplittableRandom(11);
+        for (long i = 0; i < indices; i++) {
+            long r = rnd.nextLong(rows);
+            if (type == IndexType.U32) {
+                idx.set(Buffers.I32, i * 4, (int) r);
+            } else {
+                idx.set(Buffers.I64, i * 8, r);
+            }
+        }
+        rowsOut = Buffers.allocate(Dtype.F16, indices * rowBytes, false, arena);
+        floatsOut = Buffers.allocate(Dtype.F32, indices * GatherBench.ROW_ELEMS * 4, false, arena);
+        rowsOut.fill((byte) 1);
+        floatsOut.fill((byte) 1);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        arena.close();
+    }
+
+    @Benchmark
+    public void gather() {
+        Kernels.gather(table, GatherBench.ROW_ELEMS * 2, idx, type, rowsOut);
+    }
+
+    @Benchmark
+    public void gatherF16ToF32() {
+        Kernels.gatherConvert(Conversion.F16_TO_F32, table, GatherBench.ROW_ELEMS, idx, type, floatsOut);
+    }
+}
