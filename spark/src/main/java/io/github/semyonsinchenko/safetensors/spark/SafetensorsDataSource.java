@@ -29,8 +29,7 @@ public final class SafetensorsDataSource implements TableProvider, DataSourceReg
 
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
-        // Read path (issue 5): from .schema(...), the index, or the first file's header.
-        throw new UnsupportedOperationException("schema inference is not implemented yet");
+        return io.github.semyonsinchenko.safetensors.spark.read.ReadSchemas.infer(options);
     }
 
     @Override

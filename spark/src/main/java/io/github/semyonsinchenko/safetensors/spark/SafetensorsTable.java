@@ -3,19 +3,26 @@ package io.github.semyonsinchenko.safetensors.spark;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
+import io.github.semyonsinchenko.safetensors.spark.read.DatasetResolver;
+import io.github.semyonsinchenko.safetensors.spark.read.ReadOptions;
+import io.github.semyonsinchenko.safetensors.spark.read.SafetensorsScanBuilder;
 import io.github.semyonsinchenko.safetensors.spark.write.SafetensorsWriteBuilder;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * A safetensors dataset at a path. Read and write builders live in their own packages; this class
  * only wires them up and declares capabilities.
  */
-public final class SafetensorsTable implements Table, SupportsWrite {
+public final class SafetensorsTable implements Table, SupportsRead, SupportsWrite {
     private final StructType schema;
     private final Map<String, String> properties;
 
@@ -41,10 +48,17 @@ public final class SafetensorsTable implements Table, SupportsWrite {
 
     @Override
     public Set<TableCapability> capabilities() {
-        Set<TableCapability> caps = EnumSet.noneOf(TableCapability.class);
+        Set<TableCapability> caps = EnumSet.of(TableCapability.BATCH_READ);
         // Write capabilities only behind the SaveMode front door (see write.SaveModeWrite).
         caps.addAll(SafetensorsWriteBuilder.capabilities(properties));
         return caps;
+    }
+
+    @Override
+    public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+        ReadOptions read = ReadOptions.parse(options);
+        var conf = SparkSession.active().sparkContext().hadoopConfiguration();
+        return new SafetensorsScanBuilder(DatasetResolver.resolve(options, read, schema, conf), schema, read, options);
     }
 
     @Override

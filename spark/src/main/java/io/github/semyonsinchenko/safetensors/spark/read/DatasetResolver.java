@@ -1,0 +1,189 @@
+package io.github.semyonsinchenko.safetensors.spark.read;
+
+import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * Driver side: turns the {@code path}/{@code paths} options into a {@link ResolvedDataset}. A
+ * directory with a manifest contributes exactly the manifest's shards (uncommitted files are never
+ * read); a directory without one contributes its {@code *.safetensors} files (names starting with
+ * {@code _} or {@code .} excluded); a file or glob contributes itself.
+ */
+public final class DatasetResolver {
+    public static final String TENSOR_KEY = "tensor_key";
+    static final String EXTENSION = ".safetensors";
+
+    private DatasetResolver() {}
+
+    public static ResolvedDataset resolve(CaseInsensitiveStringMap options, ReadOptions opts, StructType userSchema,
+                                          Configuration conf) {
+        List<String> roots = paths(options);
+        if (roots.isEmpty()) {
+            throw Errors.analysis("format(\"safetensors\") needs a path: use load(path)");
+        }
+        List<DatasetFile> files = new ArrayList<>();
+        Manifest manifest = null;
+        String indexPath = null;
+        try {
+            for (String root : roots) {
+                Path p = new Path(root);
+                FileSystem fs = p.getFileSystem(conf);
+                FileStatus[] matched = fs.globStatus(p);
+                if (matched == null || matched.length == 0) {
+                    throw Errors.analysis("Path does not exist: " + root);
+                }
+                for (FileStatus st : matched) {
+                    if (st.isFile()) {
+                        files.add(new DatasetFile(st.getPath().toString(), st.getLen()));
+                        continue;
+                    }
+                    Path dir = st.getPath();
+                    Path manifestPath = new Path(dir, Manifest.FILE_NAME);
+                    if (fs.exists(manifestPath)) {
+                        Manifest m;
+                        try (InputStream in = fs.open(manifestPath)) {
+                            m = Manifest.parse(in, manifestPath.toString());
+                        }
+                        if (manifest == null) {
+                            manifest = m;
+                        }
+                        Map<String, Long> lengths = new HashMap<>();
+                        for (FileStatus c : fs.listStatus(dir)) {
+                            lengths.put(c.getPath().getName(), c.getLen());
+                        }
+                        for (int i = 0; i < m.shardFiles().size(); i++) {
+                            Path sp = new Path(dir, m.shardFiles().get(i));
+                            Long len = lengths.get(sp.getName());
+                            if (len == null || !sp.getParent().equals(dir)) {
+                                len = fs.getFileStatus(sp).getLen(); // fails clearly if missing
+                            }
+                            files.add(new DatasetFile(sp.toString(), len, m.shardSamples().get(i)));
+                        }
+                        String idx = m.indexFile() != null ? m.indexFile() : Manifest.DEFAULT_INDEX_FILE;
+                        Path ip = new Path(dir, idx);
+                        if (indexPath == null && roots.size() == 1 && matched.length == 1 && fs.exists(ip)) {
+                            indexPath = ip.toString();
+                        }
+                    } else {
+                        List<DatasetFile> inDir = new ArrayList<>();
+                        for (FileStatus c : fs.listStatus(dir)) {
+                            String name = c.getPath().getName();
+                            if (c.isFile() && name.endsWith(EXTENSION) && !name.startsWith("_")
+                                    && !name.startsWith(".")) {
+                                inDir.add(new DatasetFile(c.getPath().toString(), c.getLen()));
+                            }
+                        }
+                        inDir.sort(Comparator.comparing(DatasetFile::path));
+                        files.addAll(inDir);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw Errors.analysis("cannot list safetensors dataset " + roots + ": " + e.getMessage(), e);
+        }
+
+        ReadOptions.Layout layout = opts.layout();
+        boolean userKv = userSchema != null && hasKeyColumn(userSchema);
+        if (layout == ReadOptions.Layout.AUTO) {
+            layout = (manifest != null && manifest.isKv()) || userKv ? ReadOptions.Layout.KV : ReadOptions.Layout.WIDE;
+        }
+        boolean batchNaming = manifest != null && manifest.isBatch() && layout == ReadOptions.Layout.WIDE;
+        if (manifest != null && manifest.isBatch() && layout == ReadOptions.Layout.KV) {
+            throw Errors.analysis("the dataset was written in batch mode; read it with layout=wide (the default),"
+                    + " not layout=kv");
+        }
+        List<String> naming = new ArrayList<>();
+        Map<String, Manifest.ColumnSpec> manifestSchema = new LinkedHashMap<>();
+        // A manifest of another mode (e.g. kv read as wide) does not name this layout's columns.
+        boolean manifestNames = manifest != null && ((layout == ReadOptions.Layout.KV && manifest.isKv()) || batchNaming);
+        if (manifestNames) {
+            manifestSchema.putAll(manifest.schema());
+            naming.addAll(manifest.schema().keySet());
+            if (naming.isEmpty() && indexPath != null) {
+                // A manifest without a schema: the index names the columns.
+                try {
+                    naming.addAll(TensorIndex.columns(indexPath, conf));
+                } catch (IOException e) {
+                    throw Errors.analysis("cannot read the tensor index " + indexPath + ": " + e.getMessage(), e);
+                }
+            }
+        }
+        if (layout == ReadOptions.Layout.KV && naming.isEmpty()) {
+            if (userSchema != null) {
+                for (StructField f : userSchema.fields()) {
+                    if (!isKeyField(f)) {
+                        naming.add(f.name());
+                    }
+                }
+            }
+            if (naming.isEmpty()) {
+                naming.add(ResolvedDataset.DEFAULT_KV_COLUMN);
+            }
+        }
+        if (userSchema != null) {
+            validateUserSchema(userSchema, layout);
+        }
+        return new ResolvedDataset(files, layout, batchNaming, naming, manifestSchema,
+                manifestNames ? indexPath : null, manifest != null);
+    }
+
+    static List<String> paths(CaseInsensitiveStringMap options) {
+        List<String> out = new ArrayList<>();
+        String path = options.get("path");
+        if (path != null && !path.isEmpty()) {
+            out.add(path);
+        }
+        String paths = options.get("paths");
+        if (paths != null && !paths.isEmpty()) {
+            try {
+                for (var n : new com.fasterxml.jackson.databind.ObjectMapper().readTree(paths)) {
+                    out.add(n.asText());
+                }
+            } catch (IOException e) {
+                throw new IllegalArgumentException("option paths is not a JSON array of strings: " + paths, e);
+            }
+        }
+        return out;
+    }
+
+    static boolean hasKeyColumn(StructType schema) {
+        for (StructField f : schema.fields()) {
+            if (isKeyField(f)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static boolean isKeyField(StructField f) {
+        return f.name().equals(TENSOR_KEY) && f.dataType() == DataTypes.StringType;
+    }
+
+    private static void validateUserSchema(StructType schema, ReadOptions.Layout layout) {
+        for (StructField f : schema.fields()) {
+            if (layout == ReadOptions.Layout.KV && isKeyField(f)) {
+                continue;
+            }
+            if (!TensorStruct.is(f.dataType())) {
+                throw Errors.analysis("column " + f.name() + " of the given schema is " + f.dataType().simpleString()
+                        + "; every column of a safetensors read is a tensor struct " + TensorStruct.TYPE.simpleString()
+                        + (layout == ReadOptions.Layout.KV ? " except tensor_key (string)" : ""));
+            }
+        }
+    }
+}

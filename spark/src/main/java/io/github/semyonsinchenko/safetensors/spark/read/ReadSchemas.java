@@ -1,0 +1,22 @@
+package io.github.semyonsinchenko.safetensors.spark.read;
+
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/** The provider's {@code inferSchema}: only with {@code inferSchema=true}, else a clear error. */
+public final class ReadSchemas {
+    private ReadSchemas() {}
+
+    public static StructType infer(CaseInsensitiveStringMap options) {
+        ReadOptions read = ReadOptions.parse(options);
+        if (!read.inferSchema()) {
+            throw Errors.analysis("format(\"safetensors\") needs a schema: pass .schema(...) (each column a tensor"
+                    + " struct<data: binary, shape: array<int>, dtype: string>, plus tensor_key string for the kv"
+                    + " layout) or set .option(\"inferSchema\", \"true\") to infer it from the manifest, the tensor"
+                    + " index or the first file's header");
+        }
+        var conf = SparkSession.active().sparkContext().hadoopConfiguration();
+        return SchemaInference.infer(DatasetResolver.resolve(options, read, null, conf), conf);
+    }
+}

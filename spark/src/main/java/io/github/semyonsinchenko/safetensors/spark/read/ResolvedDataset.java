@@ -1,0 +1,31 @@
+package io.github.semyonsinchenko.safetensors.spark.read;
+
+import java.io.Serializable;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the driver learned about a dataset before planning: its files, the layout its rows follow,
+ * and how tensor names map to columns (see {@code spark/DATASET.md}).
+ *
+ * @param files the files to read, in a stable order (the manifest's shard order, else sorted paths)
+ * @param layout {@link ReadOptions.Layout#WIDE} or {@link ReadOptions.Layout#KV}, never AUTO
+ * @param batchNaming tensors are named {@code <column>/<batch>} (a batch-mode dataset)
+ * @param namingColumns the dataset's serialized columns, which reverse tensor names to columns
+ *     (batch and kv); empty for plain files, where every tensor name is a column
+ * @param manifestSchema per-sample dtype and shape of each column, from the manifest; may be empty
+ * @param indexPath the tensor index, or null when the dataset has none
+ * @param hasManifest whether a {@code dataset_manifest.json} was found
+ */
+public record ResolvedDataset(List<DatasetFile> files, ReadOptions.Layout layout, boolean batchNaming,
+                              List<String> namingColumns, Map<String, Manifest.ColumnSpec> manifestSchema,
+                              String indexPath, boolean hasManifest) implements Serializable {
+    public ResolvedDataset {
+        files = List.copyOf(files);
+        namingColumns = List.copyOf(namingColumns);
+        manifestSchema = Map.copyOf(manifestSchema);
+    }
+
+    /** The column a plain file read as kv gets when nothing names its columns. */
+    public static final String DEFAULT_KV_COLUMN = "tensor";
+}

@@ -1,0 +1,163 @@
+package io.github.semyonsinchenko.safetensors.spark.read;
+
+import io.github.semyonsinchenko.safetensors.format.Header;
+import io.github.semyonsinchenko.safetensors.format.TensorInfo;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Turns a file's header into its rows, following {@code spark/DATASET.md}: no tensor byte is
+ * needed to know how many rows a file has, which keys they carry, or the dtype and shape of every
+ * cell. That is what makes {@code count()}, metadata-only projections and dtype/shape/key filters
+ * free of data reads.
+ */
+final class RowPlanner {
+    private RowPlanner() {}
+
+    /**
+     * @param wideColumns the table's tensor columns, for plain wide files (tensor name = column)
+     */
+    static List<RowSpec> plan(Header header, ResolvedDataset ds, List<String> wideColumns, boolean unbatch,
+                              long samples, String source) throws IOException {
+        List<RowSpec> rows;
+        if (ds.layout() == ReadOptions.Layout.KV) {
+            rows = kvRows(header, ds.namingColumns());
+        } else if (ds.batchNaming()) {
+            rows = batchRows(header, ds.namingColumns());
+        } else {
+            Map<String, TensorRef> cells = new HashMap<>();
+            for (String c : wideColumns) {
+                TensorInfo t = header.tensor(c);
+                if (t != null) {
+                    cells.put(c, whole(t, source));
+                }
+            }
+            rows = List.of(new RowSpec(null, cells));
+        }
+        if (!unbatch) {
+            return rows;
+        }
+        List<RowSpec> out = unbatch(rows, source);
+        // A padded tail batch (tail_strategy=pad) holds rows beyond the shard's real samples.
+        return samples >= 0 && ds.batchNaming() && samples < out.size() ? out.subList(0, (int) samples) : out;
+    }
+
+    private static TensorRef whole(TensorInfo t, String source) throws IOException {
+        return new TensorRef(t, 0, t.byteSize(), intShape(t.shape(), 0, t, source));
+    }
+
+    static int[] intShape(long[] shape, int from, TensorInfo t, String source) throws IOException {
+        int[] out = new int[shape.length - from];
+        for (int i = from; i < shape.length; i++) {
+            if (shape[i] > Integer.MAX_VALUE) {
+                throw new IOException(source + ": tensor \"" + t.name() + "\" has dimension " + shape[i]
+                        + ", larger than a Spark int");
+            }
+            out[i - from] = (int) shape[i];
+        }
+        return out;
+    }
+
+    /** kv: tensor name = key (one column) or {@code <key>/<column>}; rows in order of first appearance. */
+    private static List<RowSpec> kvRows(Header header, List<String> columns) throws IOException {
+        Map<String, Map<String, TensorRef>> byKey = new LinkedHashMap<>();
+        String only = columns.size() == 1 ? columns.getFirst() : null;
+        for (TensorInfo t : header.tensors()) {
+            String name = t.name();
+            String key = null;
+            String column = null;
+            if (only != null) {
+                key = name;
+                column = only;
+            } else {
+                for (String c : columns) {
+                    if (name.length() > c.length() + 1 && name.endsWith(c)
+                            && name.charAt(name.length() - c.length() - 1) == '/') {
+                        key = name.substring(0, name.length() - c.length() - 1);
+                        column = c;
+                        break;
+                    }
+                }
+            }
+            if (key == null) {
+                continue; // not a tensor of any serialized column
+            }
+            byKey.computeIfAbsent(key, k -> new HashMap<>()).put(column, whole(t, name));
+        }
+        List<RowSpec> rows = new ArrayList<>(byKey.size());
+        for (Map.Entry<String, Map<String, TensorRef>> e : byKey.entrySet()) {
+            rows.add(new RowSpec(e.getKey(), e.getValue()));
+        }
+        return rows;
+    }
+
+    /** batch: tensor {@code <column>/<batch>}; one row per batch index, in numeric order. */
+    private static List<RowSpec> batchRows(Header header, List<String> columns) throws IOException {
+        TreeMap<Long, Map<String, TensorRef>> byBatch = new TreeMap<>();
+        for (TensorInfo t : header.tensors()) {
+            String name = t.name();
+            int slash = name.lastIndexOf('/');
+            if (slash <= 0 || slash == name.length() - 1) {
+                continue;
+            }
+            String column = name.substring(0, slash);
+            if (!columns.contains(column)) {
+                continue;
+            }
+            long batch;
+            try {
+                batch = Long.parseLong(name.substring(slash + 1));
+            } catch (NumberFormatException e) {
+                continue;
+            }
+            byBatch.computeIfAbsent(batch, b -> new HashMap<>()).put(column, whole(t, name));
+        }
+        List<RowSpec> rows = new ArrayList<>(byBatch.size());
+        for (Map<String, TensorRef> cells : byBatch.values()) {
+            rows.add(new RowSpec(null, cells));
+        }
+        return rows;
+    }
+
+    /** One row per sample: every cell of a row is split along its (shared) leading dimension. */
+    private static List<RowSpec> unbatch(List<RowSpec> rows, String source) throws IOException {
+        List<RowSpec> out = new ArrayList<>();
+        for (RowSpec row : rows) {
+            long n = -1;
+            for (TensorRef r : row.cells().values()) {
+                TensorInfo t = r.info();
+                if (t.rank() == 0) {
+                    throw new IOException(source + ": tensor \"" + t.name()
+                            + "\" is a scalar; unbatch needs a leading (batch) dimension");
+                }
+                if (n >= 0 && t.dim(0) != n) {
+                    throw new IOException(source + ": tensor \"" + t.name() + "\" has " + t.dim(0)
+                            + " rows but another tensor of the same batch has " + n + "; cannot unbatch");
+                }
+                n = t.dim(0);
+            }
+            for (long i = 0; i < n; i++) {
+                Map<String, TensorRef> cells = HashMap.newHashMap(row.cells().size());
+                for (Map.Entry<String, TensorRef> e : row.cells().entrySet()) {
+                    TensorInfo t = e.getValue().info();
+                    long perSample;
+                    try {
+                        perSample = t.dtype().storageBytes(t.elementCount() / n);
+                    } catch (IllegalArgumentException ex) {
+                        throw new IOException(source + ": tensor \"" + t.name() + "\": one sample of " + t.dtype()
+                                + " is not a whole number of bytes; cannot unbatch", ex);
+                    }
+                    cells.put(e.getKey(), new TensorRef(t, i * perSample, perSample,
+                            intShape(t.shape(), 1, t, source)));
+                }
+                out.add(new RowSpec(row.key(), cells));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,61 @@
+package io.github.semyonsinchenko.safetensors.spark.read;
+
+import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.TaskContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.util.SerializableConfiguration;
+import org.apache.spark.util.TaskCompletionListener;
+
+/**
+ * The only object sent to executors: the broadcast Hadoop configuration, the dataset's layout, the
+ * schema to emit and the header-decidable filter. No session, no open file, no arena.
+ */
+public final class SafetensorsReaderFactory implements PartitionReaderFactory {
+    private static final long serialVersionUID = 1L;
+
+    private final Broadcast<SerializableConfiguration> conf;
+    private final ResolvedDataset dataset;
+    private final List<String> wideColumns;
+    private final StructType readSchema;
+    private final ReadOptions options;
+    private final MetaFilter filter;
+
+    SafetensorsReaderFactory(Broadcast<SerializableConfiguration> conf, ResolvedDataset dataset, StructType tableSchema,
+                             StructType readSchema, ReadOptions options, MetaFilter filter) {
+        this.conf = conf;
+        // The dataset's file list stays on the driver: each partition carries its own file.
+        this.dataset = new ResolvedDataset(List.of(), dataset.layout(), dataset.batchNaming(),
+                dataset.namingColumns(), dataset.manifestSchema(), null, dataset.hasManifest());
+        List<String> cols = new ArrayList<>();
+        for (StructField f : tableSchema.fields()) {
+            if (TensorStruct.is(f.dataType())) {
+                cols.add(f.name());
+            }
+        }
+        this.wideColumns = List.copyOf(cols);
+        this.readSchema = readSchema;
+        this.options = options;
+        this.filter = filter;
+    }
+
+    @Override
+    public PartitionReader<InternalRow> createReader(InputPartition partition) {
+        SafetensorsInputPartition p = (SafetensorsInputPartition) partition;
+        SafetensorsPartitionReader reader = new SafetensorsPartitionReader(p.file(), conf.value().value(), dataset,
+                wideColumns, readSchema, options, filter);
+        TaskContext ctx = TaskContext.get();
+        if (ctx != null) {
+            // Closed even if the task is killed before Spark's own close; close() is idempotent.
+            ctx.addTaskCompletionListener((TaskCompletionListener) c -> reader.close());
+        }
+        return reader;
+    }
+}

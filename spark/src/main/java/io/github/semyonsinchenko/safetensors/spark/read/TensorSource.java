@@ -1,0 +1,194 @@
+package io.github.semyonsinchenko.safetensors.spark.read;
+
+import io.github.semyonsinchenko.safetensors.format.Header;
+import io.github.semyonsinchenko.safetensors.format.TensorInfo;
+import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
+import java.io.ByteArrayInputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
+
+/**
+ * Where a partition reader gets a file's header and tensor bytes from. Three kinds:
+ * <ul>
+ *   <li>a local file whose tensor bytes are needed: memory-mapped through {@link SafetensorsFile};
+ *       a tensor is copied once, from the mapping into the {@code byte[]} Spark keeps;</li>
+ *   <li>a local file whose tensor bytes are not needed (count, shape/dtype-only projections): only
+ *       the 8 + N header bytes are read, nothing is mapped;</li>
+ *   <li>any other Hadoop {@link FileSystem}: the header with two positioned reads, then each needed
+ *       byte range with one positioned {@code readFully} straight into the value's array. The file
+ *       is never read whole.</li>
+ * </ul>
+ */
+abstract class TensorSource implements Closeable {
+    /** Largest binary value Spark can hold (a Java array, less the JVM's header slack). */
+    static final long MAX_VALUE_BYTES = Integer.MAX_VALUE - 15;
+
+    abstract Header header();
+
+    /**
+     * Copies {@code length} bytes of tensor {@code info}, starting {@code offset} bytes into it,
+     * into a new array.
+     */
+    abstract byte[] read(TensorInfo info, long offset, long length) throws IOException;
+
+    static TensorSource open(DatasetFile file, Configuration conf, boolean needData, boolean mmap) throws IOException {
+        Path path = new Path(file.path());
+        FileSystem fs = path.getFileSystem(conf);
+        if (mmap && isLocal(fs)) {
+            java.nio.file.Path local = java.nio.file.Path.of(path.toUri().getPath());
+            return needData ? new Mapped(local) : new LocalHeaderOnly(local);
+        }
+        return new Ranged(fs, path, file.length());
+    }
+
+    private static boolean isLocal(FileSystem fs) {
+        return (fs instanceof LocalFileSystem || fs instanceof RawLocalFileSystem) && "file".equals(fs.getScheme());
+    }
+
+    static void checkValueSize(String source, TensorInfo info, long length) throws IOException {
+        if (length > MAX_VALUE_BYTES) {
+            throw new IOException(source + ": tensor \"" + info.name() + "\" needs " + length
+                    + " bytes, more than one Spark binary value can hold (2 GiB); select only its shape and dtype, or"
+                    + " split it when writing");
+        }
+    }
+
+    /** Reads and validates only the header of a file through positioned reads. */
+    static Header readHeader(FSDataInputStream in, long fileSize, String source) throws IOException {
+        byte[] prefix = new byte[Header.PREFIX_BYTES];
+        if (fileSize < Header.PREFIX_BYTES) {
+            // Let the core reader name the violation.
+            byte[] all = new byte[(int) Math.max(0, fileSize)];
+            in.readFully(0, all);
+            return Header.read(new ByteArrayInputStream(all), fileSize, source);
+        }
+        in.readFully(0, prefix);
+        long n = ByteBuffer.wrap(prefix).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        if (n < 0 || n > Header.MAX_HEADER_BYTES || Header.PREFIX_BYTES + n > fileSize) {
+            // Out of range: the core reader throws the precise violation before reading on.
+            return Header.read(new ByteArrayInputStream(prefix), fileSize, source);
+        }
+        byte[] json = new byte[(int) n];
+        in.readFully(Header.PREFIX_BYTES, json);
+        return Header.parse(json, fileSize, source);
+    }
+
+    /** A local file mapped into memory. */
+    static final class Mapped extends TensorSource {
+        private final SafetensorsFile file;
+
+        Mapped(java.nio.file.Path path) throws IOException {
+            // SHARED, not CONFINED: Spark may consume a partition's iterator on another thread than the
+            // one that opened it (e.g. the feeder thread of a Python UDF).
+            this.file = SafetensorsFile.open(path, SafetensorsFile.Sharing.SHARED);
+        }
+
+        @Override
+        Header header() {
+            return file.header();
+        }
+
+        @Override
+        byte[] read(TensorInfo info, long offset, long length) throws IOException {
+            checkValueSize(file.path().toString(), info, length);
+            MemorySegment data = file.tensor(info.name()).data();
+            byte[] out = new byte[(int) length];
+            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, offset, out, 0, (int) length);
+            return out;
+        }
+
+        @Override
+        public void close() {
+            file.close();
+        }
+    }
+
+    /** A local file of which only the header is needed. */
+    static final class LocalHeaderOnly extends TensorSource {
+        private final Header header;
+        private final String source;
+
+        LocalHeaderOnly(java.nio.file.Path path) throws IOException {
+            this.source = path.toString();
+            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+                this.header = Header.read(ch, source);
+            }
+        }
+
+        @Override
+        Header header() {
+            return header;
+        }
+
+        @Override
+        byte[] read(TensorInfo info, long offset, long length) {
+            throw new IllegalStateException(source + ": opened for its header only");
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    /** Any Hadoop FileSystem: header and byte ranges by positioned reads. */
+    static final class Ranged extends TensorSource {
+        private final FSDataInputStream in;
+        private final Header header;
+        private final String source;
+
+        Ranged(FileSystem fs, Path path, long length) throws IOException {
+            this.source = path.toString();
+            FSDataInputStream s = fs.open(path);
+            boolean ok = false;
+            try {
+                this.header = readHeader(s, length, source);
+                ok = true;
+            } finally {
+                if (!ok) {
+                    s.close();
+                }
+            }
+            this.in = s;
+        }
+
+        @Override
+        Header header() {
+            return header;
+        }
+
+        @Override
+        byte[] read(TensorInfo info, long offset, long length) throws IOException {
+            checkValueSize(source, info, length);
+            byte[] out = new byte[(int) length];
+            if (length > 0) {
+                in.readFully(header.dataOffset() + info.begin() + offset, out, 0, (int) length);
+            }
+            return out;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+
+    /** Reads the header of one file, through the Hadoop FileSystem (driver-side schema inference). */
+    static Header readHeader(DatasetFile file, Configuration conf) throws IOException {
+        Path path = new Path(file.path());
+        FileSystem fs = path.getFileSystem(conf);
+        try (FSDataInputStream in = fs.open(path)) {
+            return readHeader(in, file.length(), path.toString());
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package io.github.semyonsinchenko.safetensors.spark.read;
+
+import java.io.IOException;
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSInputStream;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
+
+/**
+ * The local file system under the scheme {@code countfs}, so the connector treats it as remote
+ * (positioned range reads, no mmap), and counting which files are opened and how many bytes are
+ * read from {@code .safetensors} files.
+ */
+public class CountingFileSystem extends RawLocalFileSystem {
+    public static final String SCHEME = "countfs";
+    static final Map<String, AtomicLong> OPENS = new ConcurrentHashMap<>();
+    static final AtomicLong TENSOR_FILE_BYTES = new AtomicLong();
+
+    static void reset() {
+        OPENS.clear();
+        TENSOR_FILE_BYTES.set(0);
+    }
+
+    /** Opens of files whose name ends with .safetensors. */
+    static long tensorFileOpens() {
+        return OPENS.entrySet().stream().filter(e -> e.getKey().endsWith(".safetensors"))
+                .mapToLong(e -> e.getValue().get()).sum();
+    }
+
+    static String uri(java.nio.file.Path local) {
+        return SCHEME + "://" + local.toAbsolutePath();
+    }
+
+    @Override
+    public URI getUri() {
+        return URI.create(SCHEME + ":///");
+    }
+
+    @Override
+    public String getScheme() {
+        return SCHEME;
+    }
+
+    @Override
+    public FSDataInputStream open(Path f, int bufferSize) throws IOException {
+        FSDataInputStream in = super.open(f, bufferSize);
+        OPENS.computeIfAbsent(f.getName(), k -> new AtomicLong()).incrementAndGet();
+        boolean tensors = f.getName().endsWith(".safetensors");
+        return new FSDataInputStream(new Counting(in, tensors));
+    }
+
+    private static final class Counting extends FSInputStream {
+        private final FSDataInputStream in;
+        private final boolean count;
+
+        Counting(FSDataInputStream in, boolean count) {
+            this.in = in;
+            this.count = count;
+        }
+
+        private int add(int n) {
+            if (count && n > 0) {
+                TENSOR_FILE_BYTES.addAndGet(n);
+            }
+            return n;
+        }
+
+        @Override
+        public void seek(long pos) throws IOException {
+            in.seek(pos);
+        }
+
+        @Override
+        public long getPos() throws IOException {
+            return in.getPos();
+        }
+
+        @Override
+        public boolean seekToNewSource(long targetPos) {
+            return false;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = in.read();
+            if (b >= 0) {
+                add(1);
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            return add(in.read(b, off, len));
+        }
+
+        @Override
+        public int read(long position, byte[] buffer, int offset, int length) throws IOException {
+            return add(in.read(position, buffer, offset, length));
+        }
+
+        @Override
+        public int available() throws IOException {
+            return in.available();
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+}
