@@ -2,6 +2,7 @@ package io.github.semyonsinchenko.safetensors.bench;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.kernels.Implementation;
+import io.github.semyonsinchenko.safetensors.kernels.IndexType;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -192,5 +193,21 @@ final class Buffers {
             // Bit 14 of each F16 cleared: exponent <= 15, so every value is finite, |x| < 2.
             seg.set(I64, i, rnd.nextLong() & 0xBFFF_BFFF_BFFF_BFFFL);
         }
+    }
+
+    /** {@code count} gather indices drawn uniformly from {@code [0, rows)} with a fixed seed, as U32 or I64. */
+    static MemorySegment randomIndices(IndexType type, int count, long rows, boolean heap, Arena arena) {
+        MemorySegment idx = allocate(type == IndexType.U32 ? Dtype.U32 : Dtype.I64, (long) count * type.bytes(), heap,
+                arena);
+        SplittableRandom rnd = new SplittableRandom(11);
+        for (long i = 0; i < count; i++) {
+            long r = rnd.nextLong(rows);
+            if (type == IndexType.U32) {
+                idx.set(I32, i * 4, (int) r);
+            } else {
+                idx.set(I64, i * 8, r);
+            }
+        }
+        return idx;
     }
 }

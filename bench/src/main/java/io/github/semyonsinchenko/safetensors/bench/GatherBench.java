@@ -7,7 +7,6 @@ import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -73,17 +72,7 @@ public class GatherBench {
         long rows = tableBytes / rowBytes;
         table = Buffers.allocate(Dtype.F16, rows * rowBytes, heap, arena);
         Buffers.fillF16Table(table, 7);
-        idx = Buffers.allocate(type == IndexType.U32 ? Dtype.U32 : Dtype.I64, (long) indices * type.bytes(), heap,
-                arena);
-        SplittableRandom rnd = new SplittableRandom(11);
-        for (long i = 0; i < indices; i++) {
-            long r = rnd.nextLong(rows);
-            if (type == IndexType.U32) {
-                idx.set(Buffers.I32, i * 4, (int) r);
-            } else {
-                idx.set(Buffers.I64, i * 8, r);
-            }
-        }
+        idx = Buffers.randomIndices(type, indices, rows, heap, arena);
         rowsOut = Buffers.allocate(Dtype.F16, indices * rowBytes, heap, arena);
         floatsOut = Buffers.allocate(Dtype.F32, indices * ROW_ELEMS * 4, heap, arena);
         rowsOut.fill((byte) 1);

@@ -7,7 +7,6 @@ import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -68,17 +67,7 @@ public class GatherThpBench {
         Buffers.fillF16Table(table, 7);
         // Evidence that the advice took: about 1 GiB here means the table is in 2 MiB pages.
         System.err.println("GatherThpBench: AnonHugePages " + Buffers.anonHugePagesKb() + " kB after filling the table");
-        idx = Buffers.allocate(type == IndexType.U32 ? Dtype.U32 : Dtype.I64, (long) indices * type.bytes(), false,
-                arena);
-        SplittableRandom rnd = new SplittableRandom(11);
-        for (long i = 0; i < indices; i++) {
-            long r = rnd.nextLong(rows);
-            if (type == IndexType.U32) {
-                idx.set(Buffers.I32, i * 4, (int) r);
-            } else {
-                idx.set(Buffers.I64, i * 8, r);
-            }
-        }
+        idx = Buffers.randomIndices(type, indices, rows, false, arena);
         rowsOut = Buffers.allocate(Dtype.F16, indices * rowBytes, false, arena);
         floatsOut = Buffers.allocate(Dtype.F32, indices * GatherBench.ROW_ELEMS * 4, false, arena);
         rowsOut.fill((byte) 1);
