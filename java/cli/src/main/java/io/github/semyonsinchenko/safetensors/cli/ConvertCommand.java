@@ -102,24 +102,10 @@ final class ConvertCommand implements Callable<Integer> {
 
     /** The kernel from {@code source} to the target, or null to copy the tensor as it is. */
     private Conversion conversion(Dtype source) {
-        if (source == target) {
+        if (source == target || !(FLOATS.contains(source) || widenIntegers)) {
             return null;
         }
-        boolean trunc = rounding == Rounding.trunc;
-        return switch (target) {
-            case F32 -> FLOATS.contains(source) || widenIntegers ? Conversion.toF32(source).orElse(null) : null;
-            case F16 -> switch (source) {
-                case F32 -> trunc ? Conversion.F32_TO_F16_TRUNC : Conversion.F32_TO_F16_RNE;
-                case BF16 -> trunc ? null : Conversion.BF16_TO_F16;
-                default -> null;
-            };
-            case BF16 -> switch (source) {
-                case F32 -> trunc ? Conversion.F32_TO_BF16_TRUNC : Conversion.F32_TO_BF16_RNE;
-                case F16 -> trunc ? null : Conversion.F16_TO_BF16;
-                default -> null;
-            };
-            default -> null;
-        };
+        return Conversion.of(source, target, rounding == Rounding.trunc).orElse(null);
     }
 
     /** Converts {@code src} chunk by chunk into the staging buffer and writes each chunk. */

@@ -99,11 +99,25 @@ public enum Conversion {
 
     /** The conversion of {@code dtype} to F32, if there is a kernel for it (F32 itself has none). */
     public static Optional<Conversion> toF32(Dtype dtype) {
+        return of(dtype, Dtype.F32);
+    }
+
+    /**
+     * The kernel from {@code source} to {@code target}: the exact or round-to-nearest-even one, or
+     * the round-toward-zero one when {@code truncate} (which exists only for F32 to F16/BF16).
+     * Empty when no single kernel does it, e.g. F64 to F16 (two roundings) or anything to F64.
+     */
+    public static Optional<Conversion> of(Dtype source, Dtype target, boolean truncate) {
         for (Conversion c : values()) {
-            if (c.source == dtype && c.target == Dtype.F32) {
+            if (c.source == source && c.target == target && c.name().endsWith("_TRUNC") == truncate) {
                 return Optional.of(c);
             }
         }
         return Optional.empty();
+    }
+
+    /** {@link #of(Dtype, Dtype, boolean)} without truncation. */
+    public static Optional<Conversion> of(Dtype source, Dtype target) {
+        return of(source, target, false);
     }
 }

@@ -250,13 +250,7 @@ final class TensorEncoder {
      * from F64 to 16 bits stay in Java: the latter must round once from double (round-to-odd).
      */
     private static Conversion kernel(Dtype from, Dtype to) {
-        return switch (from) {
-            case F32 -> to == Dtype.F16 ? Conversion.F32_TO_F16_RNE : to == Dtype.BF16 ? Conversion.F32_TO_BF16_RNE : null;
-            case F16 -> to == Dtype.F32 ? Conversion.F16_TO_F32 : to == Dtype.BF16 ? Conversion.F16_TO_BF16 : null;
-            case BF16 -> to == Dtype.F32 ? Conversion.BF16_TO_F32 : to == Dtype.F16 ? Conversion.BF16_TO_F16 : null;
-            case F64 -> to == Dtype.F32 ? Conversion.F64_TO_F32 : null;
-            default -> null;
-        };
+        return Conversion.of(from, to).orElse(null);
     }
 
     /** Float-to-float conversion of Tensor Struct bytes: decode exactly, encode correctly rounded. */

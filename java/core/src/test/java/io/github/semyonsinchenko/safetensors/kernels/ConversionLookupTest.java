@@ -1,0 +1,29 @@
+package io.github.semyonsinchenko.safetensors.kernels;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.semyonsinchenko.safetensors.format.Dtype;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ConversionLookupTest {
+
+    @Test
+    void everyConversionIsFoundByItsDtypesAndRounding() {
+        for (Conversion c : Conversion.values()) {
+            boolean trunc = c.name().endsWith("_TRUNC");
+            assertEquals(Optional.of(c), Conversion.of(c.source(), c.target(), trunc), c.name());
+        }
+    }
+
+    @Test
+    void pairsWithoutASingleKernelAreEmpty() {
+        assertTrue(Conversion.of(Dtype.F64, Dtype.F16).isEmpty(), "F64 -> F16 would round twice");
+        assertTrue(Conversion.of(Dtype.F32, Dtype.F64).isEmpty());
+        assertTrue(Conversion.of(Dtype.F16, Dtype.F16).isEmpty());
+        assertTrue(Conversion.of(Dtype.BF16, Dtype.F16, true).isEmpty(), "truncation exists for F32 sources only");
+        assertEquals(Optional.of(Conversion.F32_TO_BF16_RNE), Conversion.of(Dtype.F32, Dtype.BF16));
+        assertEquals(Optional.of(Conversion.U64_TO_F32), Conversion.toF32(Dtype.U64));
+    }
+}
