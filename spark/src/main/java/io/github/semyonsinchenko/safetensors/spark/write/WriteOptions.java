@@ -61,6 +61,7 @@ final class WriteOptions implements Serializable {
 
     final String path;
     final Mode mode;
+    @SuppressWarnings("serial") // always a List.copyOf, which serializes
     final List<ColumnSpec> columns;
     final int batchSize;          // batch mode
     final Tail tail;              // batch mode
@@ -285,7 +286,7 @@ final class WriteOptions implements Serializable {
         if (root == null || !root.isObject()) {
             throw analysis("'" + SHAPES + "' is " + json + "; expected " + allowed);
         }
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.properties().iterator(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             String col = columns.stream().filter(c -> c.equalsIgnoreCase(e.getKey())).findFirst().orElse(null);
             if (col == null) {
