@@ -2,7 +2,6 @@ package io.github.semyonsinchenko.safetensors.format;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import java.io.IOException;
@@ -55,36 +54,48 @@ final class HeaderParser {
                                     + describe(text[from]) + " ... " + describe(text[to - 1]));
         }
         try (JsonParser p = JSON.createParser(text, from, to - from)) {
-            expect(p.nextToken() == JsonToken.START_OBJECT, Violation.HEADER_NOT_JSON_OBJECT, source, null,
-                    "the header does not start with an object");
-            Set<String> keys = new HashSet<>();
-            JsonToken t;
-            while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-                String key = p.currentName();
-                checkUnicode(key, source);
-                if (!keys.add(key)) {
-                    throw new SafetensorsException(Violation.DUPLICATE_KEY, source, key,
-                            "the key appears more than once in the header");
-                }
-                if (Header.METADATA_KEY.equals(key)) {
-                    parseMetadata(p, source, metadata);
-                } else {
-                    tensors.add(parseTensor(p, key, source));
-                }
+            try {
+                walk(p, source, tensors, metadata);
+            } catch (SafetensorsException e) {
+                throw e;
+            } catch (IOException e) {
+                // Jackson's syntax and limit errors: its messages name its own features and classes,
+                // so they are reworded, never passed on.
+                throw new SafetensorsException(Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                        JsonErrors.describe(e, p.currentLocation(), text, from), e);
             }
-            expect(t == JsonToken.END_OBJECT, Violation.HEADER_NOT_JSON_OBJECT, source, null, "unexpected " + t);
-            expect(p.nextToken() == null, Violation.HEADER_NOT_JSON_OBJECT, source, null,
-                    "content follows the closing brace");
-        } catch (JsonProcessingException e) {
-            throw new SafetensorsException(Violation.HEADER_NOT_JSON_OBJECT, source, null,
-                    "invalid JSON at line " + e.getLocation().getLineNr() + ", column "
-                            + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage(), e);
         } catch (SafetensorsException e) {
             throw e;
         } catch (IOException e) {
-            // Parsing an in-memory char array: any other IOException is a Jackson limit being hit.
-            throw new SafetensorsException(Violation.HEADER_NOT_JSON_OBJECT, source, null, e.getMessage(), e);
+            // Creating or closing a parser over an in-memory array.
+            throw new SafetensorsException(Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                    JsonErrors.describe(e, null, text, from), e);
         }
+    }
+
+    private static void walk(JsonParser p, String source, List<TensorInfo> tensors,
+                             SequencedMap<String, String> metadata) throws IOException {
+        expect(p.nextToken() == JsonToken.START_OBJECT, Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                "the header does not start with an object");
+        Set<String> keys = new HashSet<>();
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+            String key = p.currentName();
+            checkUnicode(key, source);
+            if (!keys.add(key)) {
+                throw new SafetensorsException(Violation.DUPLICATE_KEY, source, key,
+                        "the key appears more than once in the header");
+            }
+            if (Header.METADATA_KEY.equals(key)) {
+                parseMetadata(p, source, metadata);
+            } else {
+                tensors.add(parseTensor(p, key, source));
+            }
+        }
+        expect(t == JsonToken.END_OBJECT, Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                "unexpected " + describe(t));
+        expect(p.nextToken() == null, Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                "content follows the closing brace");
     }
 
     private static void parseMetadata(JsonParser p, String source, SequencedMap<String, String> metadata)
@@ -281,7 +292,10 @@ final class HeaderParser {
             case VALUE_NUMBER_FLOAT -> "a non-integer number";
             case VALUE_TRUE, VALUE_FALSE -> "a boolean";
             case VALUE_NULL -> "null";
-            default -> t.toString();
+            case END_OBJECT -> "'}'";
+            case END_ARRAY -> "']'";
+            case FIELD_NAME -> "a key";
+            default -> "an unexpected token";
         };
     }
 

@@ -153,8 +153,12 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
 
     void ensureOpen() {
         if (closed) {
-            throw new IllegalStateException(path + ": the file is closed");
+            throw new IllegalStateException(closedMessage());
         }
+    }
+
+    String closedMessage() {
+        return path + " is closed";
     }
 
     /** Unmaps the file. Idempotent; with a confined arena, only the opening thread may call it. */

@@ -72,37 +72,61 @@ public final class Tensor {
     /** One byte of a BOOL, U8, I8 or F8_* tensor. */
     public byte getByte(long index) {
         require(info.dtype().isByteAligned() && info.dtype().bits() == 8, "8-bit");
-        return data.get(ValueLayout.JAVA_BYTE, index);
+        try {
+            return data.get(ValueLayout.JAVA_BYTE, index);
+        } catch (IllegalStateException e) {
+            throw closed(e);
+        }
     }
 
     /** Raw 16 bits of an I16, U16, F16 or BF16 element. */
     public short getShort(long index) {
         require(info.dtype().bits() == 16, "16-bit");
-        return data.getAtIndex(LE_SHORT, index);
+        try {
+            return data.getAtIndex(LE_SHORT, index);
+        } catch (IllegalStateException e) {
+            throw closed(e);
+        }
     }
 
     /** An I32 or U32 element (U32 as its bit pattern). */
     public int getInt(long index) {
         require(info.dtype() == Dtype.I32 || info.dtype() == Dtype.U32, "I32 or U32");
-        return data.getAtIndex(LE_INT, index);
+        try {
+            return data.getAtIndex(LE_INT, index);
+        } catch (IllegalStateException e) {
+            throw closed(e);
+        }
     }
 
     /** An I64 or U64 element (U64 as its bit pattern). */
     public long getLong(long index) {
         require(info.dtype() == Dtype.I64 || info.dtype() == Dtype.U64, "I64 or U64");
-        return data.getAtIndex(LE_LONG, index);
+        try {
+            return data.getAtIndex(LE_LONG, index);
+        } catch (IllegalStateException e) {
+            throw closed(e);
+        }
     }
 
     /** An F32 element. */
     public float getFloat(long index) {
         require(info.dtype() == Dtype.F32, "F32");
-        return data.getAtIndex(LE_FLOAT, index);
+        try {
+            return data.getAtIndex(LE_FLOAT, index);
+        } catch (IllegalStateException e) {
+            throw closed(e);
+        }
     }
 
     /** An F64 element. */
     public double getDouble(long index) {
         require(info.dtype() == Dtype.F64, "F64");
-        return data.getAtIndex(LE_DOUBLE, index);
+        try {
+            return data.getAtIndex(LE_DOUBLE, index);
+        } catch (IllegalStateException e) {
+            throw closed(e);
+        }
     }
 
     /**
@@ -110,6 +134,14 @@ public final class Tensor {
      * round), F16, BF16, F32, F64. Not for the F4/F6/F8 families or C64.
      */
     public double getAsDouble(long index) {
+        try {
+            return asDouble(index);
+        } catch (IllegalStateException e) {
+            throw closed(e);
+        }
+    }
+
+    private double asDouble(long index) {
         return switch (info.dtype()) {
             case BOOL, U8 -> Byte.toUnsignedInt(data.get(ValueLayout.JAVA_BYTE, index));
             case I8 -> data.get(ValueLayout.JAVA_BYTE, index);
@@ -168,12 +200,18 @@ public final class Tensor {
         return v >= 0 ? (double) v : d * 2.0;
     }
 
+    /** The dtype check; whether the file is open is left to FFM, which checks every access anyway. */
     private void require(boolean ok, String what) {
         if (!ok) {
             throw new UnsupportedOperationException(file.path() + ": tensor \"" + name() + "\" is " + dtype()
                     + ", not " + what);
         }
-        file.ensureOpen();
+    }
+
+    /** FFM's "Already closed" does not say which file; once the file is closed, say it. */
+    private RuntimeException closed(IllegalStateException e) {
+        return file.isOpen() ? e : new IllegalStateException(file.closedMessage() + " (reading tensor \"" + name()
+                + "\")", e);
     }
 
     @Override

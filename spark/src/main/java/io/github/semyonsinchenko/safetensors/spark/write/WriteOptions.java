@@ -5,6 +5,7 @@ import static io.github.semyonsinchenko.safetensors.spark.write.WriteErrors.anal
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.format.JsonErrors;
 import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
 import java.io.Serial;
 import java.io.Serializable;
@@ -281,7 +282,7 @@ final class WriteOptions implements Serializable {
         try {
             root = new ObjectMapper().readTree(json);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw analysis("'" + SHAPES + "' is not valid JSON (" + e.getOriginalMessage() + "); expected " + allowed);
+            throw analysis("'" + SHAPES + "' is not valid JSON (" + JsonErrors.describe(e) + "); expected " + allowed);
         }
         if (root == null || !root.isObject()) {
             throw analysis("'" + SHAPES + "' is " + json + "; expected " + allowed);
