@@ -11,8 +11,11 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -35,8 +38,26 @@ final class HeaderParser {
 
     private HeaderParser() {}
 
-    static void parse(byte[] bytes, String source, List<TensorInfo> tensors, SequencedMap<String, String> metadata)
-            throws SafetensorsException {
+    private static final Comparator<TensorInfo> OFFSET_ORDER = Comparator.comparingLong(TensorInfo::begin)
+            .thenComparingLong(TensorInfo::end)
+            .thenComparing(TensorInfo::name);
+
+    /** N header bytes (after the prefix) to a validated header; see {@link HeaderRules} for the order. */
+    static Header parse(byte[] headerBytes, long fileSize, String source) throws SafetensorsException {
+        HeaderRules.checkPrefix(headerBytes.length, fileSize, source);
+        List<TensorInfo> tensors = new ArrayList<>();
+        SequencedMap<String, String> metadata = new LinkedHashMap<>();
+        parseJson(headerBytes, source, tensors, metadata);
+        tensors.sort(OFFSET_ORDER);
+        long dataSize = HeaderRules.checkTiling(tensors, source);
+        if (fileSize >= 0) {
+            HeaderRules.checkFileSize(headerBytes.length, dataSize, fileSize, source);
+        }
+        return new Header(headerBytes.length, tensors, metadata, null);
+    }
+
+    private static void parseJson(byte[] bytes, String source, List<TensorInfo> tensors,
+                                  SequencedMap<String, String> metadata) throws SafetensorsException {
         char[] text = decodeUtf8(bytes, source);
         int from = 0;
         int to = text.length;
@@ -148,17 +169,7 @@ final class HeaderParser {
         expect(dtype != null, Violation.TENSOR_FIELDS, source, name, "missing field \"dtype\"");
         expect(shape != null, Violation.TENSOR_FIELDS, source, name, "missing field \"shape\"");
         expect(offsets != null, Violation.TENSOR_FIELDS, source, name, "missing field \"data_offsets\"");
-        long begin = offsets[0];
-        long end = offsets[1];
-        expect(begin <= end, Violation.INVALID_OFFSETS, source, name, "begin " + begin + " > end " + end);
-        long count = elementCount(name, shape, source);
-        long bytes = storageBytes(name, dtype, shape, count, source);
-        if (end - begin != bytes) {
-            throw new SafetensorsException(Violation.SIZE_MISMATCH, source, name,
-                    "data_offsets [" + begin + ", " + end + "] hold " + (end - begin) + " bytes, but " + dtype + " "
-                            + Arrays.toString(shape) + " needs " + bytes);
-        }
-        return new TensorInfo(name, dtype, shape, begin, end, count);
+        return HeaderRules.checkSize(name, dtype, shape, offsets[0], offsets[1], source);
     }
 
     private static Dtype parseDtype(JsonParser p, String name, String source) throws IOException {
@@ -206,37 +217,6 @@ final class HeaderParser {
         return n == values.length ? values : Arrays.copyOf(values, n);
     }
 
-    /** Product of the shape with overflow checks (the reference's checked_mul). */
-    static long elementCount(String name, long[] shape, String source) throws SafetensorsException {
-        long count = 1;
-        for (long d : shape) {
-            if (d < 0 || d > Header.MAX_DIMENSION) {
-                throw new SafetensorsException(Violation.INVALID_SHAPE, source, name,
-                        "dimension " + d + " of " + Arrays.toString(shape));
-            }
-            try {
-                count = Math.multiplyExact(count, d);
-            } catch (ArithmeticException e) {
-                throw new SafetensorsException(Violation.SIZE_OVERFLOW, source, name,
-                        "shape " + Arrays.toString(shape) + " has more than 2^63-1 elements");
-            }
-        }
-        return count;
-    }
-
-    static long storageBytes(String name, Dtype dtype, long[] shape, long count, String source)
-            throws SafetensorsException {
-        try {
-            return dtype.storageBytes(count);
-        } catch (ArithmeticException e) {
-            throw new SafetensorsException(Violation.SIZE_OVERFLOW, source, name,
-                    count + " elements x " + dtype.bits() + " bits overflows");
-        } catch (IllegalArgumentException e) {
-            throw new SafetensorsException(Violation.MISALIGNED_SIZE, source, name,
-                    dtype + " " + Arrays.toString(shape) + " is " + count + " x " + dtype.bits() + " bits");
-        }
-    }
-
     /** Strict UTF-8 (no overlongs, no encoded surrogates), reporting the byte offset of the first error. */
     private static char[] decodeUtf8(byte[] bytes, String source) throws SafetensorsException {
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
@@ -255,22 +235,8 @@ final class HeaderParser {
         return out.position() == out.capacity() ? out.array() : Arrays.copyOf(out.array(), out.position());
     }
 
-    /** JSON escapes can spell an unpaired surrogate (\ud800), which no UTF-8 file name or key can hold. */
     private static void checkUnicode(String s, String source) throws SafetensorsException {
-        checkUnicode(s, source, null);
-    }
-
-    /** As above, naming {@code tensor} in the exception; the writer uses it before encoding a header. */
-    static void checkUnicode(String s, String source, String tensor) throws SafetensorsException {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw new SafetensorsException(Violation.HEADER_NOT_UTF8, source, tensor,
-                        "the unpaired surrogate \\u" + Integer.toHexString(c) + " has no UTF-8 form");
-            }
-        }
+        HeaderRules.checkUnicode(s, source, null);
     }
 
     private static void expect(boolean ok, Violation rule, String source, String tensor, String detail)

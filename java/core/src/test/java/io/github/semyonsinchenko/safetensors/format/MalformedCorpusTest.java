@@ -125,6 +125,26 @@ class MalformedCorpusTest {
         });
     }
 
+    /** Positioned reads (how the Spark reader reads headers on any Hadoop FileSystem). */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("expectations")
+    void positionedHeaderReaderRejects(Expected e) {
+        Path file = corpusDir().resolve(e.file());
+        String source = "positioned " + file;
+        check(e, file, source, () -> {
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                HeaderFraming.read((position, buffer) -> {
+                    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(buffer);
+                    while (b.hasRemaining()) {
+                        if (ch.read(b, position + b.position()) < 0) {
+                            throw new java.io.EOFException("read past the end at " + (position + b.position()));
+                        }
+                    }
+                }, ch.size(), source);
+            }
+        });
+    }
+
     /**
      * Without the file size a stream reader cannot check where the data ends: truncated data and
      * trailing bytes go unnoticed, and a short header shows up as the stream ending early. Every
