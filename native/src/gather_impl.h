@@ -114,6 +114,23 @@ STN_INLINE void stn_copy_row(unsigned char *d, const unsigned char *s, size_t rb
         stn_copy32(d + rb - 32, s + rb - 32);
 }
 
+/*
+ * Large outputs with whole 32-byte rows at an aligned destination: the ISA file
+ * may define STN_STREAM32(dst, src) (a non-temporal 32-byte store of a 32-byte
+ * load; dispatch.c fences after every gather, error returns included). Streaming stores skip reading each destination
+ * line before writing it and keep the output from evicting the table's rows
+ * from the cache: a gather's output is written once and read later by others.
+ */
+#define STN_STREAM_MIN_BYTES ((size_t)4 << 20)
+
+#ifdef STN_STREAM32
+STN_INLINE void stn_stream_row(unsigned char *d, const unsigned char *s, size_t rb)
+{
+    for (size_t off = 0; off < rb; off += 32)
+        STN_STREAM32(d + off, s + off);
+}
+#endif
+
 /* Rows of 2..32 bytes are two fixed-size chunks, one from each end of the row
    (they overlap when the row is not a power of two). */
 #define STN_GATHER_LOOP(COPY)                                                                 \
@@ -153,6 +170,12 @@ STN_INLINE int stn_gather_rows(void *dst, const void *table, size_t n_rows, size
     } else if (rb <= 32) {
         STN_GATHER_LOOP((stn_copy16(o, s), stn_copy16(o + rb - 16, s + rb - 16)));
     } else {
+#ifdef STN_STREAM32
+        if (rb % 32 == 0 && ((uintptr_t)d & 31) == 0 && n * rb >= STN_STREAM_MIN_BYTES) {
+            STN_GATHER_LOOP(stn_stream_row(o, s, rb));
+            return ST_OK;
+        }
+#endif
         STN_GATHER_LOOP(stn_copy_row(o, s, rb));
     }
     return ST_OK;
