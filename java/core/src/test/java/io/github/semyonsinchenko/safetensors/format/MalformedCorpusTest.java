@@ -187,9 +187,12 @@ class MalformedCorpusTest {
         }
     }
 
-    /** Adding a Violation without a corpus file that triggers it fails here. */
+    /**
+     * Adding a Violation without a corpus file that triggers it fails here. A file at rest cannot
+     * change under its mapping: that one is tested by {@code crash.TruncatedFileTest}.
+     */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Violation.class)
+    @EnumSource(value = Violation.class, names = "FILE_CHANGED_WHILE_MAPPED", mode = EnumSource.Mode.EXCLUDE)
     void everyViolationHasACorpusFile(Violation v) {
         assertTrue(expectations().stream().anyMatch(e -> e.violation() == v),
                 "no file under malformed/ is expected to produce " + v + "; add one to MalformedCorpusGenerator");
