@@ -280,15 +280,29 @@ final class SamplerCommand implements Runnable {
             PrintWriter out = spec.commandLine().getOut();
             try (Database d = Database.open(db)) {
                 Result r = run(d, config, warmup, batches, out);
-                out.println(Format.fmt("%.1f batches/s, %.0f samples/s (B=%d, S=%d, threads=%d, %d batches in %.2f s)",
+                out.println(Format.fmt("%.1f batches/s, %.0f samples/s (B=%d, S=%d, threads=%d, %d batches in %.2f s);"
+                                + " %.0f samples per CPU-second of the process (load average %.1f)",
                         r.batchesPerSecond(), r.samplesPerSecond(), config.batchSize(), config.sequenceLength(),
-                        config.threads(), batches, r.seconds()));
+                        config.threads(), batches, r.seconds(), r.samplesPerCpuSecond(), loadAverage()));
             }
             out.flush();
             return SafetensorsCli.EXIT_OK;
         }
 
-        record Result(double seconds, double batchesPerSecond, double samplesPerSecond) {}
+        /** Wall-clock rates, and samples per CPU-second of the whole process (fairer on a shared machine). */
+        record Result(double seconds, double batchesPerSecond, double samplesPerSecond, double samplesPerCpuSecond) {}
+
+        static double loadAverage() {
+            return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        }
+
+        private static long processCpuNanos() {
+            if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                    instanceof com.sun.management.OperatingSystemMXBean os) {
+                return os.getProcessCpuTime();
+            }
+            return -1;
+        }
 
         /** Times {@code batches} train batches after {@code warmup}, drawing a progress bar on {@code out}. */
         static Result run(Database d, SamplerConfig config, int warmup, int batches, PrintWriter out) {
@@ -302,14 +316,17 @@ final class SamplerCommand implements Runnable {
                     progress(out, "warmup", i + 1, warmup, 0);
                 }
                 long start = System.nanoTime();
+                long cpuStart = processCpuNanos();
                 for (int i = 0; i < batches; i++) {
                     stream.next().close();
                     double secs = (System.nanoTime() - start) / 1e9;
                     progress(out, "timed ", i + 1, batches, (i + 1) * (double) config.batchSize() / secs);
                 }
                 double secs = (System.nanoTime() - start) / 1e9;
+                double cpu = (processCpuNanos() - cpuStart) / 1e9;
                 out.print("\r" + " ".repeat(78) + "\r");
-                return new Result(secs, batches / secs, batches * (double) config.batchSize() / secs);
+                double samples = batches * (double) config.batchSize();
+                return new Result(secs, batches / secs, samples / secs, cpuStart < 0 ? Double.NaN : samples / cpu);
             }
         }
 
