@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
             ExportCommand.class,
             PackCommand.class,
             ConvertCommand.class,
+            LoadCommand.class,
             DemoCommand.class,
             SamplerCommand.class,
             CommandLine.HelpCommand.class

@@ -1,0 +1,220 @@
+package io.github.semyonsinchenko.safetensors.cli;
+
+import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.loader.Chunk;
+import io.github.semyonsinchenko.safetensors.loader.LoadStats;
+import io.github.semyonsinchenko.safetensors.loader.LoadedTensor;
+import io.github.semyonsinchenko.safetensors.loader.LoaderConfig;
+import io.github.semyonsinchenko.safetensors.loader.SafetensorsLoader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.zip.CRC32C;
+import org.apache.hadoop.conf.Configuration;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(
+        name = "load",
+        header = "Load a checkpoint from any Hadoop file system in few large reads, and verify it.",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Resolves the paths (files, directories, globs, a Hugging Face model.safetensors.index.json; file://,"
+                    + " hdfs://, s3a://... with the matching Hadoop connector on the class path), reads every header"
+                    + " in one ranged request, plans contiguous chunks and loads this rank's chunks with the chunked"
+                    + " loader (or one request per tensor with --legacy).",
+            "Verifies that every tensor of the rank arrives once with the size its header gives, and prints a"
+                    + " digest (sum over tensors of CRC32C(name) << 32 | CRC32C(bytes)): the digests of all ranks"
+                    + " add up to the digest of a single-rank load, and --legacy gives the same digest.",
+            "Knobs not given here come from safetensors.loader.* system properties or SAFETENSORS_LOADER_*"
+                    + " environment variables (see the README)."
+        })
+final class LoadCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "URI", arity = "1..*", description = "Checkpoint files, directories, globs or index files.")
+    List<String> uris;
+
+    @Option(names = "--world-size", paramLabel = "N", defaultValue = "1", description = "Cooperating processes (default: ${DEFAULT-VALUE}).")
+    int worldSize;
+
+    @Option(names = "--rank", paramLabel = "R", defaultValue = "0", description = "This process's rank (default: ${DEFAULT-VALUE}).")
+    int rank;
+
+    @Option(names = "--all-ranks", description = "Read every chunk, not only this rank's.")
+    boolean allRanks;
+
+    @Option(names = "--to", paramLabel = "DTYPE", description = "Convert floating-point tensors to DTYPE (e.g. F32) on the way out.")
+    Dtype to;
+
+    @Option(names = "--legacy", description = "One ranged read per tensor (the pre-chunking path).")
+    boolean legacy;
+
+    @Option(names = "--chunk-mb", paramLabel = "N", description = "Chunk size limit in MiB.")
+    Long chunkMb;
+
+    @Option(names = "--request-mb", paramLabel = "N", description = "Largest single request in MiB; smaller than a chunk splits it into concurrent requests.")
+    Integer requestMb;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Worker threads (requests in flight).")
+    Integer threads;
+
+    @Option(names = "--conf", paramLabel = "KEY=VALUE", description = "A Hadoop setting, e.g. fs.s3a.endpoint=http://127.0.0.1:9000 (repeatable).")
+    Map<String, String> conf = Map.of();
+
+    @Option(names = "--no-progress", description = "No live progress line.")
+    boolean noProgress;
+
+    @Override
+    public Integer call() throws IOException {
+        if (worldSize < 1 || rank < 0 || rank >= worldSize) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--rank must be in [0, --world-size); got rank " + rank + " of " + worldSize);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Configuration hadoop = new Configuration();
+        conf.forEach(hadoop::set);
+        LoaderConfig.Builder b = LoaderConfig.fromEnvironment().hadoopConf(hadoop).rank(rank, worldSize)
+                .readAll(allRanks).convertTo(to);
+        if (legacy) {
+            b.legacy(true);
+        }
+        if (chunkMb != null) {
+            b.chunkBytes(chunkMb << 20);
+        }
+        if (requestMb != null) {
+            b.requestBytes(Math.toIntExact(Math.min(Integer.MAX_VALUE, (long) requestMb << 20)));
+        }
+        if (threads != null) {
+            b.workerThreads(threads);
+        }
+        LoaderConfig config;
+        try {
+            config = b.build();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        try (SafetensorsLoader loader = SafetensorsLoader.open(config, uris)) {
+            List<Chunk> chunks = loader.chunksToRead();
+            long planned = chunks.stream().mapToLong(Chunk::byteSize).sum();
+            int tensors = chunks.stream().mapToInt(c -> c.tensors().size()).sum();
+            out.println(Format.fmt("%d file(s), %d tensors in %d chunks; rank %d of %d reads %d chunks (%s, %d tensors)%s",
+                    loader.files().size(), loader.plan().tensorCount(), loader.plan().chunks().size(), rank, worldSize,
+                    chunks.size(), Format.size(planned), tensors, config.legacy() ? ", legacy: one request per tensor" : ""));
+            out.flush();
+            Progress progress = noProgress ? null : new Progress(err, loader.stats(), planned);
+            long digest = 0;
+            long bytesOut = 0;
+            Set<String> seen = new HashSet<>();
+            try {
+                LoadedTensor t;
+                while ((t = loader.next()) != null) {
+                    try (LoadedTensor closing = t) {
+                        long expected = t.dtype().storageBytes(product(t.shape()));
+                        if (t.byteSize() != expected) {
+                            throw new IOException(t.file() + ": tensor " + t.name() + " has " + t.byteSize()
+                                    + " bytes, its dtype and shape need " + expected);
+                        }
+                        if (!seen.add(t.file() + "\u0000" + t.name())) {
+                            throw new IOException(t.file() + ": tensor " + t.name() + " was handed out twice");
+                        }
+                        digest += digest(t.name(), t.data());
+                        bytesOut += t.byteSize();
+                    }
+                }
+            } finally {
+                if (progress != null) {
+                    progress.stop();
+                }
+            }
+            if (seen.size() != tensors) {
+                throw new IOException("expected " + tensors + " tensors, got " + seen.size());
+            }
+            LoadStats s = loader.stats();
+            out.println(Format.fmt("loaded %d tensors, %s read in %d data requests (%d retries) + %d header requests,"
+                            + " %.2f s, %.1f MB/s", seen.size(), Format.size(s.dataBytes()), s.dataRequests(),
+                    s.retries(), s.headerRequests(), s.seconds(), s.megabytesPerSecond()));
+            out.println(Format.fmt("verified: every tensor once, sizes match the headers; %s handed out; digest %016x",
+                    Format.size(bytesOut), digest));
+            out.flush();
+        }
+        return SafetensorsCli.EXIT_OK;
+    }
+
+    private static long product(long[] shape) {
+        long n = 1;
+        for (long d : shape) {
+            n = Math.multiplyExact(n, d);
+        }
+        return n;
+    }
+
+    /** CRC32C(name) << 32 | CRC32C(bytes); summed over tensors, so rank digests add up. */
+    static long digest(String name, MemorySegment data) {
+        CRC32C n = new CRC32C();
+        n.update(name.getBytes(StandardCharsets.UTF_8));
+        CRC32C d = new CRC32C();
+        for (long at = 0; at < data.byteSize(); at += 1 << 30) {
+            d.update(data.asSlice(at, Math.min(1 << 30, data.byteSize() - at)).asByteBuffer());
+        }
+        return (n.getValue() << 32) | d.getValue();
+    }
+
+    /** A live one-line progress bar on stderr: bytes, requests, MB/s. */
+    private static final class Progress {
+        private final Thread thread;
+        private volatile boolean running = true;
+
+        Progress(PrintWriter err, LoadStats stats, long total) {
+            thread = new Thread(() -> {
+                while (running) {
+                    draw(err, stats, total, false);
+                    try {
+                        Thread.sleep(200);
+                    } catch (InterruptedException e) {
+                        break; // stop() wants the final line now
+                    }
+                }
+                draw(err, stats, total, true);
+            }, "load-progress");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private static void draw(PrintWriter err, LoadStats stats, long total, boolean last) {
+            long done = stats.dataBytes();
+            double frac = total == 0 ? 1 : Math.min(1, (double) done / total);
+            int width = 30;
+            int filled = (int) Math.round(frac * width);
+            err.print(Format.fmt("\r[%s%s] %5.1f%%  %s / %s  %d requests  %.1f MB/s ", "#".repeat(filled),
+                    ".".repeat(width - filled), frac * 100, Format.size(done), Format.size(total),
+                    stats.requests(), stats.megabytesPerSecond()));
+            if (last) {
+                err.println();
+            }
+            err.flush();
+        }
+
+        void stop() {
+            running = false;
+            thread.interrupt();
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

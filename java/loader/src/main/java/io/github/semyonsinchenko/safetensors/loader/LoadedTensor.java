@@ -1,0 +1,79 @@
+package io.github.semyonsinchenko.safetensors.loader;
+
+import io.github.semyonsinchenko.safetensors.format.Dtype;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One tensor handed out by the loader: a read-only slice of its chunk's off-heap buffer (or, when
+ * converted, of a buffer of its own). Close it when done: the chunk's memory is freed when its
+ * last tensor is closed (or when the loader is). After {@link #close()}, {@link #data()} throws.
+ */
+public final class LoadedTensor implements AutoCloseable {
+    private final String file;
+    private final String name;
+    private final Dtype dtype;
+    private final Dtype storedDtype;
+    private final long[] shape;
+    private final MemorySegment data;
+    private final Runnable release;
+    private boolean closed;
+
+    LoadedTensor(String file, String name, Dtype dtype, Dtype storedDtype, long[] shape, MemorySegment data,
+                 Runnable release) {
+        this.file = file;
+        this.name = name;
+        this.dtype = dtype;
+        this.storedDtype = storedDtype;
+        this.shape = shape;
+        this.data = data;
+        this.release = release;
+    }
+
+    /** The file it came from. */
+    public String file() {
+        return file;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The dtype of {@link #data()} (the converted one if a conversion was asked for and applies). */
+    public Dtype dtype() {
+        return dtype;
+    }
+
+    /** The dtype in the file. */
+    public Dtype storedDtype() {
+        return storedDtype;
+    }
+
+    /** A copy of the shape. */
+    public long[] shape() {
+        return shape.clone();
+    }
+
+    /** Read-only little-endian bytes. */
+    public synchronized MemorySegment data() {
+        if (closed) {
+            throw new IllegalStateException("tensor " + name + " of " + file + " was closed");
+        }
+        return data;
+    }
+
+    public long byteSize() {
+        return data.byteSize();
+    }
+
+    /** Releases this tensor's hold on its memory; idempotent. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        release.run();
+    }
+}

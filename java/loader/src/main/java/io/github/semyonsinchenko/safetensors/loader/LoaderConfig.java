@@ -1,0 +1,236 @@
+package io.github.semyonsinchenko.safetensors.loader;
+
+import io.github.semyonsinchenko.safetensors.format.Dtype;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Every knob of the loader, immutable. Start from {@link #builder()} (defaults) or
+ * {@link #fromEnvironment()} (defaults overridden by system properties, then environment
+ * variables), then change what you need on the builder.
+ *
+ * <table>
+ *   <caption>Knobs, their system property / environment variable, and defaults</caption>
+ *   <tr><th>knob</th><th>property / variable</th><th>default</th></tr>
+ *   <tr><td>chunkBytes</td><td>safetensors.loader.chunkBytes / SAFETENSORS_LOADER_CHUNK_BYTES</td><td>2,000,000,000</td></tr>
+ *   <tr><td>requestBytes</td><td>safetensors.loader.requestBytes / SAFETENSORS_LOADER_REQUEST_BYTES</td><td>Integer.MAX_VALUE (one request per chunk)</td></tr>
+ *   <tr><td>maxConcurrentChunks</td><td>safetensors.loader.maxConcurrentChunks / SAFETENSORS_LOADER_MAX_CONCURRENT_CHUNKS</td><td>4</td></tr>
+ *   <tr><td>workerThreads</td><td>safetensors.loader.workerThreads / SAFETENSORS_LOADER_WORKER_THREADS</td><td>8</td></tr>
+ *   <tr><td>prefetchDepth</td><td>safetensors.loader.prefetchDepth / SAFETENSORS_LOADER_PREFETCH_DEPTH</td><td>2</td></tr>
+ *   <tr><td>byteBudget</td><td>safetensors.loader.byteBudget / SAFETENSORS_LOADER_BYTE_BUDGET</td><td>4,000,000,000</td></tr>
+ *   <tr><td>legacy</td><td>safetensors.loader.legacy / SAFETENSORS_LOADER_LEGACY</td><td>false</td></tr>
+ * </table>
+ *
+ * @param chunkBytes largest chunk holding more than one tensor; a chunk over {@code requestBytes}
+ *     (one Hadoop range holds at most {@code Integer.MAX_VALUE} bytes) is read in several requests
+ * @param requestBytes largest single request; smaller than a chunk splits it into concurrent
+ *     sub-range requests (for stores where one stream caps throughput)
+ * @param maxConcurrentChunks chunks being read at once
+ * @param workerThreads threads of the loader's own executor (requests in flight at once)
+ * @param prefetchDepth chunks read ahead of the one being handed out
+ * @param byteBudget chunk bytes held in memory (loaded or loading) beyond which no prefetch starts;
+ *     the chunk the consumer waits for is always admitted, so memory stays within budget + one chunk
+ * @param legacy one request per tensor (the pre-chunking path, for rollback and comparison)
+ * @param worldSize number of cooperating processes
+ * @param rank this process, in [0, worldSize)
+ * @param readAll read every chunk (all-ranks mode) instead of only this rank's
+ * @param convertTo if set, floating-point tensors are handed out converted to this dtype
+ * @param maxAttempts attempts per request before a failure is final
+ * @param retryBackoff first retry delay; doubles per attempt up to {@code maxRetryBackoff}
+ * @param maxRetryBackoff longest retry delay
+ * @param speculativeHeaderBytes bytes of the first header read
+ * @param hadoopConf the Hadoop configuration file systems are created with
+ * @param metadataCache where parsed headers are kept between loads
+ */
+public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentChunks, int workerThreads,
+                           int prefetchDepth, long byteBudget, boolean legacy, int worldSize, int rank,
+                           boolean readAll, Dtype convertTo, int maxAttempts, Duration retryBackoff,
+                           Duration maxRetryBackoff, int speculativeHeaderBytes, Configuration hadoopConf,
+                           MetadataCache metadataCache) {
+    public static final String PROPERTY_PREFIX = "safetensors.loader.";
+    public static final String ENV_PREFIX = "SAFETENSORS_LOADER_";
+
+    public LoaderConfig {
+        positive("chunkBytes", chunkBytes);
+        positive("requestBytes", requestBytes);
+        positive("maxConcurrentChunks", maxConcurrentChunks);
+        positive("workerThreads", workerThreads);
+        if (prefetchDepth < 0) {
+            throw new IllegalArgumentException("prefetchDepth must be >= 0, got " + prefetchDepth);
+        }
+        positive("byteBudget", byteBudget);
+        positive("maxAttempts", maxAttempts);
+        positive("speculativeHeaderBytes", speculativeHeaderBytes);
+        ChunkPlan.checkRank(rank, worldSize);
+        if (hadoopConf == null) {
+            hadoopConf = new Configuration();
+        }
+        if (metadataCache == null) {
+            metadataCache = MetadataCache.SHARED;
+        }
+    }
+
+    private static void positive(String name, long value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Defaults overridden by {@code safetensors.loader.*} system properties, then {@code SAFETENSORS_LOADER_*} variables. */
+    public static Builder fromEnvironment() {
+        return fromEnvironment(System.getProperties()::getProperty, System.getenv());
+    }
+
+    static Builder fromEnvironment(Function<String, String> properties, Map<String, String> env) {
+        Builder b = new Builder();
+        Function<String, String> lookup = knob -> {
+            String v = properties.apply(PROPERTY_PREFIX + knob);
+            if (v == null) {
+                v = env.get(ENV_PREFIX + knob.replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT));
+            }
+            return v == null ? null : v.strip();
+        };
+        String v;
+        if ((v = lookup.apply("chunkBytes")) != null) {
+            b.chunkBytes(parseLong("chunkBytes", v));
+        }
+        if ((v = lookup.apply("requestBytes")) != null) {
+            b.requestBytes(Math.toIntExact(parseLong("requestBytes", v)));
+        }
+        if ((v = lookup.apply("maxConcurrentChunks")) != null) {
+            b.maxConcurrentChunks(Math.toIntExact(parseLong("maxConcurrentChunks", v)));
+        }
+        if ((v = lookup.apply("workerThreads")) != null) {
+            b.workerThreads(Math.toIntExact(parseLong("workerThreads", v)));
+        }
+        if ((v = lookup.apply("prefetchDepth")) != null) {
+            b.prefetchDepth(Math.toIntExact(parseLong("prefetchDepth", v)));
+        }
+        if ((v = lookup.apply("byteBudget")) != null) {
+            b.byteBudget(parseLong("byteBudget", v));
+        }
+        if ((v = lookup.apply("legacy")) != null) {
+            if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+                throw new IllegalArgumentException("legacy must be true or false, got \"" + v + "\"");
+            }
+            b.legacy(Boolean.parseBoolean(v));
+        }
+        return b;
+    }
+
+    private static long parseLong(String knob, String value) {
+        try {
+            return Long.parseLong(value.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(knob + " must be a whole number of bytes/units, got \"" + value + "\"");
+        }
+    }
+
+    /** A mutable builder; {@link #build()} checks every value. */
+    public static final class Builder {
+        private long chunkBytes = 2_000_000_000L;
+        private int requestBytes = Integer.MAX_VALUE;
+        private int maxConcurrentChunks = 4;
+        private int workerThreads = 8;
+        private int prefetchDepth = 2;
+        private long byteBudget = 4_000_000_000L;
+        private boolean legacy;
+        private int worldSize = 1;
+        private int rank;
+        private boolean readAll;
+        private Dtype convertTo;
+        private int maxAttempts = 4;
+        private Duration retryBackoff = Duration.ofMillis(100);
+        private Duration maxRetryBackoff = Duration.ofSeconds(2);
+        private int speculativeHeaderBytes = 256 * 1024;
+        private Configuration hadoopConf;
+        private MetadataCache metadataCache;
+
+        public Builder chunkBytes(long v) {
+            chunkBytes = v;
+            return this;
+        }
+
+        public Builder requestBytes(int v) {
+            requestBytes = v;
+            return this;
+        }
+
+        public Builder maxConcurrentChunks(int v) {
+            maxConcurrentChunks = v;
+            return this;
+        }
+
+        public Builder workerThreads(int v) {
+            workerThreads = v;
+            return this;
+        }
+
+        public Builder prefetchDepth(int v) {
+            prefetchDepth = v;
+            return this;
+        }
+
+        public Builder byteBudget(long v) {
+            byteBudget = v;
+            return this;
+        }
+
+        public Builder legacy(boolean v) {
+            legacy = v;
+            return this;
+        }
+
+        /** This process is {@code rank} of {@code worldSize}; it reads only its own chunks unless {@link #readAll}. */
+        public Builder rank(int rank, int worldSize) {
+            this.rank = rank;
+            this.worldSize = worldSize;
+            return this;
+        }
+
+        public Builder readAll(boolean v) {
+            readAll = v;
+            return this;
+        }
+
+        public Builder convertTo(Dtype v) {
+            convertTo = v;
+            return this;
+        }
+
+        public Builder retries(int maxAttempts, Duration backoff, Duration maxBackoff) {
+            this.maxAttempts = maxAttempts;
+            this.retryBackoff = backoff;
+            this.maxRetryBackoff = maxBackoff;
+            return this;
+        }
+
+        public Builder speculativeHeaderBytes(int v) {
+            speculativeHeaderBytes = v;
+            return this;
+        }
+
+        public Builder hadoopConf(Configuration v) {
+            hadoopConf = v;
+            return this;
+        }
+
+        public Builder metadataCache(MetadataCache v) {
+            metadataCache = v;
+            return this;
+        }
+
+        public LoaderConfig build() {
+            return new LoaderConfig(chunkBytes, requestBytes, maxConcurrentChunks, workerThreads, prefetchDepth,
+                    byteBudget, legacy, worldSize, rank, readAll, convertTo, maxAttempts, retryBackoff,
+                    maxRetryBackoff, speculativeHeaderBytes, hadoopConf, metadataCache);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.github.semyonsinchenko.safetensors.loader;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileRange;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.util.functional.FutureIO;
+
+/**
+ * The loader's only way to touch file bytes: open with the listing's {@link FileStatus} (so S3A
+ * issues no HEAD) and read one range with {@code readVectored}, which each store implements its
+ * own best way (one GET on S3A's classic stream, an asynchronous channel locally, positioned reads
+ * on HDFS).
+ */
+final class RangeReads {
+    /** Hadoop's standard open option: we read ranges, never stream the file sequentially. */
+    static final String READ_POLICY = "fs.option.openfile.read.policy";
+
+    private RangeReads() {
+    }
+
+    static FSDataInputStream open(FileSystem fs, FileStatus status) throws IOException {
+        return FutureIO.awaitFuture(fs.openFile(status.getPath())
+                .withFileStatus(status)
+                .opt(READ_POLICY, "vector, random")
+                .build());
+    }
+
+    /**
+     * Reads exactly {@code dst.byteSize()} bytes at {@code offset} into {@code dst} (one request).
+     * The store may hand back its own buffer (the checksummed local file system returns slices of a
+     * merged read), so the bytes are copied from whatever comes back unless it is {@code dst} itself.
+     *
+     * @throws EOFException when fewer bytes arrive than asked for
+     */
+    static void readInto(FSDataInputStream in, long offset, MemorySegment dst, String file) throws IOException {
+        int length = Math.toIntExact(dst.byteSize());
+        if (length == 0) {
+            return;
+        }
+        ByteBuffer target = dst.asByteBuffer();
+        AtomicBoolean targetUsed = new AtomicBoolean();
+        FileRange range = FileRange.createFileRange(offset, length);
+        // Fresh buffers only: S3A's heap path writes from array() index 0, so never hand out a slice
+        // of a shared heap array; our target is a direct buffer of exactly the range.
+        in.readVectored(List.of(range), size -> size == length && targetUsed.compareAndSet(false, true)
+                ? target : ByteBuffer.allocateDirect(size));
+        ByteBuffer got = FutureIO.awaitFuture(range.getData());
+        if (got.remaining() != length) {
+            throw new EOFException(String.format(Locale.ROOT, "%s: read of [%d, %d) returned %d of %d bytes",
+                    file, offset, offset + length, got.remaining(), length));
+        }
+        if (got != target) { // capacity == length, so a full target needs no copy
+            MemorySegment.copy(MemorySegment.ofBuffer(got), 0, dst, 0, length);
+        }
+    }
+
+    /** Reads exactly {@code length} bytes at {@code offset} into a new heap array (headers, index files). */
+    static byte[] readBytes(FSDataInputStream in, long offset, int length, String file) throws IOException {
+        byte[] out = new byte[length];
+        if (length > 0) {
+            readInto(in, offset, MemorySegment.ofArray(out), file);
+        }
+        return out;
+    }
+}

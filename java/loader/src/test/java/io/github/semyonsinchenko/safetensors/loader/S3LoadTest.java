@@ -1,0 +1,167 @@
+package io.github.semyonsinchenko.safetensors.loader;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.statistics.IOStatisticsSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The loader against a real S3 endpoint (s3proxy on loopback) through S3A: request counts from
+ * S3A's own IOStatistics, values bit-exact against the local files.
+ */
+class S3LoadTest {
+    @TempDir
+    static Path tmp;
+    static S3ProxyServer s3;
+    static Configuration conf;
+    static FileSystem fs;
+    static List<Path> files;
+    static Map<String, byte[]> reference;
+    static final String CKPT = "s3a://models/ckpt";
+
+    @BeforeAll
+    static void start() throws Exception {
+        s3 = S3ProxyServer.start(tmp.resolve("s3"), List.of("models"), Map.of());
+        conf = s3.s3aConf();
+        files = TestCheckpoints.write(tmp.resolve("local"), 3, 60, 20_000, 21);
+        reference = TestCheckpoints.reference(files);
+        fs = FileSystem.get(URI.create("s3a://models/"), conf);
+        for (Path p : files) {
+            upload(fs, p, CKPT + "/" + p.getFileName());
+        }
+    }
+
+    /** A plain create + copy (S3A's copyFromLocalFile needs commons-collections4, which we do not ship). */
+    static void upload(FileSystem fs, Path local, String target) throws java.io.IOException {
+        try (var out = fs.create(new org.apache.hadoop.fs.Path(target), true)) {
+            java.nio.file.Files.copy(local, out);
+        }
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (fs != null) {
+            fs.close();
+        }
+        if (s3 != null) {
+            s3.close();
+        }
+    }
+
+    static Map<String, Long> counters() {
+        return new HashMap<>(IOStatisticsSupport.retrieveIOStatistics(fs).counters());
+    }
+
+    static long delta(Map<String, Long> before, Map<String, Long> after, String key) {
+        return after.getOrDefault(key, 0L) - before.getOrDefault(key, 0L);
+    }
+
+    private LoaderConfig.Builder config() {
+        return LoaderConfig.builder().hadoopConf(conf).metadataCache(new MetadataCache(0)).chunkBytes(256 * 1024)
+                .workerThreads(4);
+    }
+
+    @Test
+    void eachRankIssuesOneGetPerOwnedChunkAndNoHead() throws Exception {
+        int world = 2;
+        List<String> all = new java.util.ArrayList<>();
+        for (int rank = 0; rank < world; rank++) {
+            Map<String, Long> before = counters();
+            try (SafetensorsLoader loader = SafetensorsLoader.open(config().rank(rank, world).build(), CKPT)) {
+                List<String> names = TestCheckpoints.loadAndCheck(loader, reference);
+                all.addAll(names);
+                Map<String, Long> after = counters();
+                String seen = "rank " + rank + ": " + S3ProxyServer.describe(after);
+                long owned = loader.chunksToRead().size();
+                assertTrue(owned > 2, seen);
+                assertEquals(owned + files.size(), delta(before, after, "action_http_get_request"),
+                        "one GET per owned chunk plus one per header; " + seen);
+                assertEquals(0, delta(before, after, "action_http_head_request"), "no HEAD; " + seen);
+                assertEquals(loader.stats().dataBytes() + loader.stats().headerBytes(),
+                        delta(before, after, "stream_read_bytes"), seen);
+                assertEquals(loader.chunksToRead().stream().mapToLong(Chunk::byteSize).sum(),
+                        loader.stats().dataBytes());
+            }
+        }
+        assertEquals(reference.size(), all.size(), "every tensor exactly once across ranks");
+        assertEquals(reference.keySet(), new HashSet<>(all));
+    }
+
+    @Test
+    void worldSizeProcessesTogetherLoadEveryTensorExactlyOnce() throws Exception {
+        int world = 3;
+        List<Process> procs = new java.util.ArrayList<>();
+        List<Path> outs = new java.util.ArrayList<>();
+        for (int rank = 0; rank < world; rank++) {
+            Path out = tmp.resolve("rank-" + rank + ".txt");
+            outs.add(out);
+            List<String> cmd = new java.util.ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                    "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED",
+                    "-cp", System.getProperty("java.class.path"), RankMain.class.getName(),
+                    Integer.toString(rank), Integer.toString(world), out.toString(), CKPT));
+            s3.s3aSettings().forEach((k, v) -> cmd.add(k + "=" + v));
+            procs.add(new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(tmp.resolve("rank-" + rank + ".log").toFile()).start());
+        }
+        Map<String, String> sha = new HashMap<>();
+        for (var e : reference.entrySet()) {
+            sha.put(e.getKey(), RankMain.sha256(e.getValue()));
+        }
+        Map<String, Integer> seen = new HashMap<>();
+        for (int rank = 0; rank < world; rank++) {
+            Process p = procs.get(rank);
+            assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS), "rank " + rank + " hung");
+            assertEquals(0, p.exitValue(), "rank " + rank + ": "
+                    + java.nio.file.Files.readString(tmp.resolve("rank-" + rank + ".log")));
+            for (String line : java.nio.file.Files.readAllLines(outs.get(rank))) {
+                String[] f = line.split("\t");
+                if (f[0].equals("#requests")) {
+                    long chunks = Long.parseLong(f[3]);
+                    assertEquals(chunks + Long.parseLong(f[4]), Long.parseLong(f[1]), "GETs of rank " + rank);
+                    assertEquals(0, Long.parseLong(f[2]), "HEADs of rank " + rank);
+                } else {
+                    assertEquals(sha.get(f[0]), f[1], f[0] + " from rank " + rank);
+                    seen.merge(f[0], 1, Integer::sum);
+                }
+            }
+        }
+        assertEquals(reference.keySet(), seen.keySet());
+        assertTrue(seen.values().stream().allMatch(n -> n == 1), "each tensor exactly once: " + seen);
+    }
+
+    @Test
+    void legacyIssuesOneGetPerTensor() throws Exception {
+        Map<String, Long> before = counters();
+        try (SafetensorsLoader loader = SafetensorsLoader.open(config().legacy(true).build(), CKPT)) {
+            TestCheckpoints.loadAndCheck(loader, reference);
+            long nonEmpty = reference.values().stream().filter(b -> b.length > 0).count();
+            assertEquals(nonEmpty + files.size(), delta(before, counters(), "action_http_get_request"));
+        }
+    }
+
+    @Test
+    void splitChunksAndIndexFilesWork() throws Exception {
+        Map<String, Long> before = counters();
+        try (SafetensorsLoader loader = SafetensorsLoader.open(config().chunkBytes(1 << 20).requestBytes(100_000)
+                .build(), CKPT + "/*.safetensors")) {
+            assertEquals(reference.size(), TestCheckpoints.loadAndCheck(loader, reference).size());
+            long ranges = loader.plan().chunks().stream().mapToLong(c -> c.ranges().size()).sum();
+            assertTrue(ranges > loader.plan().chunks().size());
+            assertEquals(ranges + files.size(), delta(before, counters(), "action_http_get_request"));
+            assertEquals(0, delta(before, counters(), "action_http_head_request"));
+        }
+    }
+}
