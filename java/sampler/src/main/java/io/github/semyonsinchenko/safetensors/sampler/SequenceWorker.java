@@ -59,6 +59,7 @@ final class SequenceWorker {
     private final boolean[] rcmVisited;
     private int[] neighbours = new int[64];
     private final long[] sortKeys;
+    private final long[] startKeys;
 
     SequenceWorker(SamplingPlan plan) {
         this.plan = plan;
@@ -83,6 +84,7 @@ final class SequenceWorker {
         this.rank = new int[rowsCap];
         this.rcmVisited = new boolean[rowsCap];
         this.sortKeys = new long[seqLen];
+        this.startKeys = new long[rowsCap];
     }
 
     /**
@@ -339,24 +341,31 @@ final class SequenceWorker {
      */
     private void writeRowPermutation(MemorySegment perm, long cellBase, int cells, int rows, BatchBuffers buf) {
         Arrays.fill(rcmVisited, 0, rows, false);
+        // Start candidates: used rows by (degree, index); degrees do not change during the walk, so the
+        // first unvisited candidate is always the minimum and the cursor only moves forward.
+        int nUsed = 0;
+        for (int i = 0; i < rows; i++) {
+            if (rowUsed[i]) {
+                startKeys[nUsed++] = ((long) degree[i] << 16) | i;
+            }
+        }
+        Arrays.sort(startKeys, 0, nUsed);
+        int usedCursor = 0;
+        int anyCursor = 0;
         int count = 0;
         int[] queue = order; // BFS appends to order in dequeue order, so the queue is the order itself
         while (count < rows) {
             int start = -1;
-            int best = Integer.MAX_VALUE;
-            for (int i = 0; i < rows; i++) {
-                if (!rcmVisited[i] && rowUsed[i] && degree[i] < best) {
-                    best = degree[i];
-                    start = i;
-                }
+            while (usedCursor < nUsed && rcmVisited[(int) (startKeys[usedCursor] & 0xFFFF)]) {
+                usedCursor++;
             }
-            if (start < 0) {
-                for (int i = 0; i < rows; i++) {
-                    if (!rcmVisited[i]) {
-                        start = i;
-                        break;
-                    }
+            if (usedCursor < nUsed) {
+                start = (int) (startKeys[usedCursor] & 0xFFFF);
+            } else {
+                while (rcmVisited[anyCursor]) {
+                    anyCursor++;
                 }
+                start = anyCursor;
             }
             int head = count;
             int tail = count;

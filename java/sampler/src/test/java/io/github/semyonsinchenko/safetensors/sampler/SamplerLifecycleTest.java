@@ -157,15 +157,13 @@ class SamplerLifecycleTest {
     @Test
     void steadyStateReusesBatchMemory() throws Exception {
         try (Sampler sampler = Sampler.open(Fixtures.db(), small().build())) {
-            for (int i = 0; i < 10; i++) {
+            for (int i = 0; i < 60; i++) {
                 sampler.nextTrain().close();
             }
-            int created = sampler.buffersCreated();
-            for (int i = 0; i < 30; i++) {
-                sampler.nextTrain().close();
-            }
-            assertEquals(created, sampler.buffersCreated());
-            assertTrue(created <= 3 + 1 + 1 + 2, "prefetch 3 train + 1 in progress, val 3 + 1, got " + created);
+            // Bounded by what can be alive at once, however many batches are drawn: train holds 3 queued,
+            // 1 blocked in put and 1 with the consumer; val 3 queued and 1 blocked in put.
+            int bound = (3 + 2) + (3 + 1);
+            assertTrue(sampler.buffersCreated() <= bound, "created " + sampler.buffersCreated());
         }
     }
 
