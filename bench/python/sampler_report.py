@@ -31,17 +31,19 @@ def main() -> None:
         f"{raw['cpus']} CPUs. Command: `bench/sampler.sh`; raw data: `results/raw/sampler.json`.",
         "",
         "| B | S | threads | samples/s | samples per CPU-s | vs 1 thread | headwater samples/s (same run) "
-        "| alloc/batch | load avg (before, after) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| headwater samples per CPU-s | alloc/batch | load avg (before, after) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in java:
         h = hw.get((r["batch"], r["threads"]))
         hcell = "absent" if h is None or h["samples_per_s"] is None else (
-            f"{h['samples_per_s']:.0f} (ratio {r['samples_per_s'] / h['samples_per_s']:.2f})")
+            f"{h['samples_per_s']:.0f} (ours / theirs {r['samples_per_s'] / h['samples_per_s']:.2f})")
+        hcpu = "absent" if h is None or h.get("samples_per_cpu_s") is None else (
+            f"{h['samples_per_cpu_s']:.0f} (ours / theirs {r['samples_per_cpu_s'] / h['samples_per_cpu_s']:.2f})")
         scale = r["samples_per_s"] / base[r["batch"]]["samples_per_s"]
         lines.append(
             f"| {r['batch']} | {r['seq']} | {r['threads']} | {r['samples_per_s']:.0f} | "
-            f"{r['samples_per_cpu_s']:.0f} | {scale:.2f} | {hcell} | "
+            f"{r['samples_per_cpu_s']:.0f} | {scale:.2f} | {hcell} | {hcpu} | "
             f"{r['alloc_bytes_per_batch'] / 1024:.1f} KiB | {r['load_before']:.1f}, {r['load_after']:.1f} |")
     lines += [
         "",
