@@ -21,7 +21,6 @@ import java.util.Arrays;
  * per thread.
  */
 final class SequenceWorker {
-    private static final byte TEXT = (byte) SemanticType.TEXT.code();
     private static final int CODE_IDENTIFIER = SemanticType.IDENTIFIER.code();
     private static final int CODE_NUMERICAL = SemanticType.NUMERICAL.code();
     private static final int CODE_TIMESTAMP = SemanticType.TIMESTAMP.code();
