@@ -24,7 +24,7 @@ import java.util.Locale;
  * and the load average. When {@code HEADWATER_BENCH_CMD} names a program, it runs that program on
  * the same database in the same run as the baseline:
  * {@code $HEADWATER_BENCH_CMD <db> <batch> <seq> <threads> <batches>} must print a line
- * {@code samples_per_s=<number>}. Without it the report says the baseline is absent.
+ * {@code samples_per_s=<number>} (and may print {@code samples_per_cpu_s=<number>}). Without it the report says the baseline is absent.
  *
  * <p>Usage: {@code SamplerBench <db dir> <out.json> [rows-if-generating] [timed-batches-at-B32]}.
  * The database is generated (seed 1, random unit embeddings) when the directory does not exist.
@@ -62,7 +62,7 @@ public final class SamplerBench {
             String json = "{\n  \"database\": {\"rows\": " + d.numRows() + ", \"edges\": " + d.graph().numEdges()
                     + ", \"tasks\": " + d.numTasks() + "},\n  \"cpus\": " + Runtime.getRuntime().availableProcessors()
                     + ",\n  \"jvm\": \"" + Runtime.version() + "\",\n  \"headwater\": "
-                    + (headwater == null ? "null" : "\"" + headwater.replace("\"", "'") + "\"")
+                    + (headwater == null ? "null" : "\"" + programName(headwater) + "\"")
                     + ",\n  \"results\": [\n    " + String.join(",\n    ", records) + "\n  ]\n}\n";
             Files.createDirectories(out.toAbsolutePath().getParent());
             Files.writeString(out, json);
@@ -105,6 +105,15 @@ public final class SamplerBench {
         }
     }
 
+    /** The program's file name only: the report must not carry machine paths. */
+    private static String programName(String cmd) {
+        return Path.of(cmd.trim().split(" ")[0]).getFileName().toString().replace("\"", "'");
+    }
+
+    private static String number(double v) {
+        return Double.isNaN(v) ? "null" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
     private static String runHeadwater(String cmd, Path db, int batch, int seq, int threads, int timed)
             throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>(List.of(cmd.split(" ")));
@@ -112,18 +121,21 @@ public final class SamplerBench {
                 Integer.toString(timed)));
         Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
         double rate = Double.NaN;
+        double cpuRate = Double.NaN;
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line; (line = r.readLine()) != null; ) {
                 if (line.startsWith("samples_per_s=")) {
                     rate = Double.parseDouble(line.substring("samples_per_s=".length()).trim());
+                } else if (line.startsWith("samples_per_cpu_s=")) {
+                    cpuRate = Double.parseDouble(line.substring("samples_per_cpu_s=".length()).trim());
                 }
             }
         }
         int exit = p.waitFor();
         String rec = String.format(Locale.ROOT,
                 "{\"impl\": \"headwater\", \"batch\": %d, \"seq\": %d, \"threads\": %d, \"batches\": %d,"
-                        + " \"samples_per_s\": %s, \"exit\": %d}",
-                batch, seq, threads, timed, Double.isNaN(rate) ? "null" : String.format(Locale.ROOT, "%.1f", rate), exit);
+                        + " \"samples_per_s\": %s, \"samples_per_cpu_s\": %s, \"exit\": %d}",
+                batch, seq, threads, timed, number(rate), number(cpuRate), exit);
         System.out.println(rec);
         return rec;
     }

@@ -168,6 +168,22 @@ class SamplerLifecycleTest {
     }
 
     @Test
+    void aBorrowedDatabaseStaysOpenAndOneThreadGivesTheSameBatches() throws Exception {
+        Path expected = Fixtures.expected().resolve("batches-B4-S256-R64/train-00000.safetensors");
+        try (io.github.semyonsinchenko.safetensors.sampler.db.Database db =
+                io.github.semyonsinchenko.safetensors.sampler.db.Database.open(Fixtures.db())) {
+            try (Sampler sampler = Sampler.of(db, small().threads(1).build());
+                    Batch b = sampler.nextTrain(); SafetensorsFile f = SafetensorsFile.open(expected)) {
+                for (Tensor t : f) {
+                    assertEquals(-1, t.data().mismatch(b.data(t.name())), t.name());
+                }
+            }
+            assertTrue(db.isOpen(), "Sampler.of does not own the database");
+            assertEquals(2000, db.numRows());
+        }
+    }
+
+    @Test
     void configIsValidated() {
         assertThrows(IllegalArgumentException.class, () -> SamplerConfig.builder().sequenceLength(65_536).build());
         assertThrows(IllegalArgumentException.class, () -> SamplerConfig.builder().sequenceLength(0).build());
