@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,7 +19,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.statistics.IOStatisticsSupport;
@@ -47,14 +45,15 @@ public final class LoaderBench {
         int repeats = Integer.parseInt(args[5]);
         List<String> python = List.of(args).subList(6, args.length);
 
-        Path local = work.resolve("ckpt");
+        // One directory per shape, so a checkpoint written for other arguments is never reused.
+        Path local = work.resolve(String.format(Locale.ROOT, "ckpt-%dMiB-%d", totalBytes >> 20, tensors));
         List<Path> shards = writeCheckpoint(local, totalBytes, tensors);
         long localDigest = 0;
         int tensorCount = 0;
         for (Path p : shards) {
             try (var f = io.github.semyonsinchenko.safetensors.io.SafetensorsFile.open(p)) {
                 for (var t : f) {
-                    localDigest += digest(t.name(), t.data());
+                    localDigest += LoadedTensor.digest(t.name(), t.data());
                     tensorCount++;
                 }
             }
@@ -113,7 +112,7 @@ public final class LoaderBench {
                         LoadedTensor t;
                         while ((t = loader.next()) != null) {
                             try (LoadedTensor closing = t) {
-                                digest += digest(t.name(), t.data());
+                                digest += closing.digest();
                                 count++;
                             }
                         }
@@ -239,16 +238,6 @@ public final class LoaderBench {
             }
             left -= n;
         }
-    }
-
-    static long digest(String name, MemorySegment data) {
-        CRC32C n = new CRC32C();
-        n.update(name.getBytes(StandardCharsets.UTF_8));
-        CRC32C d = new CRC32C();
-        for (long at = 0; at < data.byteSize(); at += 1 << 30) {
-            d.update(data.asSlice(at, Math.min(1 << 30, data.byteSize() - at)).asByteBuffer());
-        }
-        return (n.getValue() << 32) | d.getValue();
     }
 
     static Map<String, Long> counters(FileSystem fs) {
