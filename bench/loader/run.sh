@@ -3,15 +3,18 @@
 # plus the Python peers (s3fs + safetensors), in one run; result in bench/results/loader.md + .png.
 # Usage: bench/loader/run.sh [MiB=1024] [tensors=1000] [latency ms=20] [repeats=3] [--cap-mbit N]
 #   --cap-mbit N also runs the Java variants inside a private network namespace whose loopback is
-#   capped with tc tbf (needs root and the ip/tc tools), and adds that table.
+#   capped with tc tbf (needs root and the ip/tc tools), and adds that table; --cap-only skips the
+#   uncapped run and reuses bench/results/raw/loader.json.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 cd "$ST_ROOT"
 cap=""
+cap_only=""
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --cap-mbit) cap="$2"; shift 2 ;;
+    --cap-only) cap_only=1; shift ;;
     *) args+=("$1"); shift ;;
   esac
 done
@@ -31,8 +34,11 @@ st_uv sync -q --project bench/loader
 py=("$ST_ROOT/bench/loader/.venv/bin/python" "$ST_ROOT/bench/loader/fsspec_peer.py")
 
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-java "${flags[@]}" -cp "$cp" bench/loader/LoaderBench.java "$work" bench/results/raw/loader.json \
-  "$mib" "$tensors" "$latency" "$repeats" "${py[@]}"
+if [ -z "$cap_only" ]; then
+  java "${flags[@]}" -cp "$cp" bench/loader/LoaderBench.java "$work" bench/results/raw/loader.json \
+    "$mib" "$tensors" "$latency" "$repeats" "${py[@]}"
+  echo "$load_before" > bench/results/raw/loader.load
+fi
 capped_args=()
 if [ -n "$cap" ]; then
   ns="st-bench-loader-$$"
@@ -47,6 +53,8 @@ if [ -n "$cap" ]; then
   capped_args=(--capped bench/results/raw/loader-capped.json --cap-mbit "$cap")
 fi
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+[ -z "$cap_only" ] && echo "$load_after" >> bench/results/raw/loader.load
 "$ST_ROOT/bench/loader/.venv/bin/python" bench/loader/report.py --raw bench/results/raw/loader.json \
-  --out-dir bench/results --load-before "$load_before" --load-after "$load_after" "${capped_args[@]}"
+  --out-dir bench/results --load-before "$(sed -n 1p bench/results/raw/loader.load)" \
+  --load-after "$(sed -n 2p bench/results/raw/loader.load)" "${capped_args[@]}"
 echo "==> bench/results/loader.md, bench/results/loader.png"
