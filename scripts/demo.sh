@@ -5,4 +5,4 @@ source "$(dirname "$0")/env.sh"
 cd "$ST_ROOT"
 echo "==> building (JDK: $JAVA_HOME)"
 mvn -B -ntp -q -DskipTests package
-exec java --enable-native-access=ALL-UNNAMED -jar java/cli/target/safetensors-cli.jar demo "$@"
+exec bin/safetensors demo "$@"

@@ -1,38 +1,10 @@
-# Sourced by the other scripts: finds a JDK >= 22 and uv, and fails with a clear message if it cannot.
-# JAVA_HOME wins when it is new enough; otherwise the newest JDK under /usr/lib/jvm (Debian/Temurin layout).
+# Sourced by the other scripts: finds a JDK >= 25 (scripts/jdk.sh), Maven, cmake and uv, and fails
+# with a clear message if it cannot.
 
-st_java_major() {
-  "$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | head -n 1
-}
-
-st_find_jdk() {
-  local candidate major best="" best_major=0
-  if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
-    major=$(st_java_major "$JAVA_HOME")
-    if [ "${major:-0}" -ge 22 ] 2>/dev/null; then
-      echo "$JAVA_HOME"
-      return 0
-    fi
-  fi
-  for candidate in /usr/lib/jvm/* /opt/java/* /Library/Java/JavaVirtualMachines/*/Contents/Home; do
-    [ -x "$candidate/bin/java" ] && [ -x "$candidate/bin/javac" ] || continue
-    major=$(st_java_major "$candidate")
-    if [ "${major:-0}" -ge 22 ] 2>/dev/null && [ "$major" -gt "$best_major" ]; then
-      best="$candidate"
-      best_major="$major"
-    fi
-  done
-  if [ -n "$best" ]; then
-    echo "$best"
-    return 0
-  fi
-  return 1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/jdk.sh"
 
 if ! ST_JDK=$(st_find_jdk); then
-  echo "error: safetensors-jvm needs a JDK 22 or newer (we test on JDK 25) and found none." >&2
-  echo "       JAVA_HOME=${JAVA_HOME:-<unset>}; searched /usr/lib/jvm/*." >&2
-  echo "       Install a JDK 25 (e.g. Eclipse Temurin 25) and set JAVA_HOME to it." >&2
+  st_no_jdk_message
   exit 1
 fi
 export JAVA_HOME="$ST_JDK"

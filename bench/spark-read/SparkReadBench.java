@@ -136,7 +136,7 @@ public final class SparkReadBench {
         long total = 0;
         int perShard = (rows + SHARDS - 1) / SHARDS;
         for (int s = 0, k = 0; s < SHARDS && k < rows; s++) {
-            String name = String.format("part-%05d-00000000-0000-4000-8000-%012d.safetensors", s, s);
+            String name = String.format(Locale.ROOT, "part-%05d-00000000-0000-4000-8000-%012d.safetensors", s, s);
             SafetensorsWriter w = new SafetensorsWriter();
             int n = 0;
             for (; n < perShard && k < rows; n++, k++) {

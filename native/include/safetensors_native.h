@@ -49,14 +49,32 @@ extern "C" {
 #define ST_ERR_INDEX 2         /* a gather index < 0 or >= n_rows */
 #define ST_ERR_UNSUPPORTED 3   /* the selected ISA cannot run on this CPU / unknown ISA name */
 #define ST_ERR_ARGUMENT 4      /* any other bad argument (e.g. row_bytes == 0 with rows) */
+#define ST_ERR_FAULT 5         /* reading or writing caller memory faulted (SIGBUS/SIGSEGV), e.g. a
+                                  mapped file truncated by another process; dst may be partly written */
 
 /* ABI version of this header; bumped on any incompatible change. Java refuses a mismatch. */
-#define ST_ABI_VERSION 1
+#define ST_ABI_VERSION 2
 
 /* Library version string, e.g. "0.1.0". Never NULL. */
 ST_API const char *st_version(void);
 /* ST_ABI_VERSION the library was built with. */
 ST_API int st_abi_version(void);
+
+/*
+ * Memory faults. At load (Linux x86-64 and aarch64) the library installs a
+ * SIGBUS/SIGSEGV handler that turns a fault raised by one of its own
+ * instructions during a kernel call into the status ST_ERR_FAULT; every other
+ * signal is passed to the handler installed before (in a JVM, the JVM's), with
+ * the same arguments. SAFETENSORS_NATIVE_FAULT_GUARD=0 at load leaves the
+ * signal handlers alone (then a fault ends the process, as before ABI 2).
+ * Faults are caught on the reads and writes of the kernels and of the index
+ * checks; a memory area that another thread unmaps or remaps during a call is
+ * still the caller's responsibility (it may read someone else's memory).
+ */
+/* 1 if the handler is installed and still the one the process has. */
+ST_API int st_fault_guard_active(void);
+/* The address of the last fault this thread turned into ST_ERR_FAULT (0 if none). */
+ST_API uintptr_t st_last_fault_address(void);
 
 /*
  * ISA dispatch. At load the best supported level is chosen once by cpuid, in
@@ -101,6 +119,10 @@ ST_API int st_f64_to_f32(float *dst, const double *src, size_t n);
  * dst[i*row_bytes .. +row_bytes) = table[idx[i]*row_bytes .. +row_bytes) for i < n_idx.
  * Every index is checked against n_rows before anything is written; on a bad
  * index the call returns ST_ERR_INDEX and dst is untouched.
+ * Indices another thread changes during the call: the copy loop loads each
+ * index once, checks that value and uses it, so a racing writer can make rows
+ * wrong but never makes the kernel read outside the table; an index that became
+ * bad after the first check gives ST_ERR_INDEX with dst partly written.
  * With n_idx > 0 the checks run in this order, all before any write: NULL dst
  * or idx, or NULL table with n_rows > 0 -> ST_ERR_NULL; row_bytes (row_elems)
  * == 0, or a table/dst byte size that overflows size_t -> ST_ERR_ARGUMENT; a bad

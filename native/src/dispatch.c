@@ -3,10 +3,13 @@
  * active level's table. The level is chosen once at load (constructor, with a
  * first-use fallback) from cpuid or SAFETENSORS_NATIVE_ISA.
  */
+/* sigsetjmp and sigset_t need POSIX; the library is otherwise plain C11. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault_guard.h"
 #include "kernels_internal.h"
 
 #define STN_VERSION "0.1.0"
@@ -78,6 +81,7 @@ static const struct stn_kernels *active(void)
 __attribute__((constructor)) static void stn_init(void)
 {
     (void)active();
+    stn_guard_install();
 }
 
 ST_API const char *st_version(void)
@@ -119,7 +123,9 @@ ST_API int st_select_isa(const char *name)
     {                                                                                      \
         if (n != 0 && (dst == NULL || src == NULL))                                        \
             return ST_ERR_NULL;                                                            \
-        return active()->NAME(dst, src, n);                                                \
+        int rc;                                                                            \
+        STN_GUARDED(rc, active()->NAME(dst, src, n));                                      \
+        return rc;                                                                         \
     }
 CONVERT(bf16_to_f32, float, uint16_t)
 CONVERT(f32_to_bf16_rne, uint16_t, float)
@@ -185,9 +191,29 @@ static int gather_convert_args(const void *dst, const void *table, size_t n_rows
     return rc;
 }
 
+/* Gathers may end with non-temporal stores (gather_impl.h); order them before
+   the caller's next stores, whatever way the call returned. */
+static inline void stn_store_fence(void)
+{
+#if defined(STN_X86)
+    __builtin_ia32_sfence();
+#endif
+}
+
+/* The checks that read caller memory (indices) and the copy, under one guard. */
+#define GATHER_BODY(NAME, DST_T, TAB_T, IDX_T, INDICES_OK)                                  \
+    static int NAME##_body(const struct stn_kernels *k, DST_T *dst, const TAB_T *table,     \
+                           size_t n_rows, size_t row, const IDX_T *idx, size_t n_idx)       \
+    {                                                                                      \
+        if (n_idx != 0 && !INDICES_OK(idx, n_idx, n_rows))                                \
+            return ST_ERR_INDEX;                                                           \
+        return k->NAME(dst, table, n_rows, row, idx, n_idx);                               \
+    }
+
 /* Order: NULL, ARGUMENT, INDEX (all before any write); n_idx == 0 goes straight
    to the table, so it is ST_OK whatever the pointers (or UNSUPPORTED). */
 #define GATHER(NAME, DST_T, TAB_T, IDX_T, ARGS_OK, INDICES_OK)                            \
+    GATHER_BODY(NAME, DST_T, TAB_T, IDX_T, INDICES_OK)                                      \
     ST_API int st_##NAME(DST_T *dst, const TAB_T *table, size_t n_rows, size_t row,         \
                          const IDX_T *idx, size_t n_idx)                                    \
     {                                                                                      \
@@ -195,10 +221,11 @@ static int gather_convert_args(const void *dst, const void *table, size_t n_rows
             int rc = ARGS_OK(dst, table, n_rows, row, idx, n_idx);                         \
             if (rc != ST_OK)                                                               \
                 return rc;                                                                 \
-            if (!INDICES_OK(idx, n_idx, n_rows))                                           \
-                return ST_ERR_INDEX;                                                       \
         }                                                                                  \
-        return active()->NAME(dst, table, row, idx, n_idx);                                \
+        int rc;                                                                            \
+        STN_GUARDED(rc, NAME##_body(active(), dst, table, n_rows, row, idx, n_idx));       \
+        stn_store_fence();                                                                 \
+        return rc;                                                                         \
     }
 GATHER(gather_u32, void, void, uint32_t, gather_args, indices_ok_u32)
 GATHER(gather_i64, void, void, int64_t, gather_args, indices_ok_i64)
@@ -207,3 +234,4 @@ GATHER(gather_f16_to_f32_i64, float, uint16_t, int64_t, gather_convert_args, ind
 GATHER(gather_bf16_to_f32_u32, float, uint16_t, uint32_t, gather_convert_args, indices_ok_u32)
 GATHER(gather_bf16_to_f32_i64, float, uint16_t, int64_t, gather_convert_args, indices_ok_i64)
 #undef GATHER
+#undef GATHER_BODY

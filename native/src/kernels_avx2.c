@@ -7,6 +7,9 @@
 #include <immintrin.h>
 
 #include "convert_scalar.h"
+/* Non-temporal row stores for large gathers (see gather_impl.h). */
+#define STN_STREAM32(d, s) \
+    _mm256_stream_si256((__m256i *)(void *)(d), _mm256_loadu_si256((const __m256i *)(const void *)(s)))
 #include "gather_impl.h"
 #include "kernels_internal.h"
 #include "widen_impl.h"

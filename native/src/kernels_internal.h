@@ -16,15 +16,17 @@ typedef int (*stn_u16_f32_fn)(float *dst, const uint16_t *src, size_t n);
 typedef int (*stn_f32_u16_fn)(uint16_t *dst, const float *src, size_t n);
 typedef int (*stn_u16_u16_fn)(uint16_t *dst, const uint16_t *src, size_t n);
 
-/* Gathers take no n_rows: dispatch.c validated every index already. */
-typedef int (*stn_gather_u32_fn)(void *dst, const void *table, size_t row_bytes,
+/* dispatch.c validated every index already, but another thread may change
+   them since: gathers load each index once, check it against n_rows and use
+   that value (ST_ERR_INDEX if it went bad). */
+typedef int (*stn_gather_u32_fn)(void *dst, const void *table, size_t n_rows, size_t row_bytes,
                                  const uint32_t *idx, size_t n_idx);
-typedef int (*stn_gather_i64_fn)(void *dst, const void *table, size_t row_bytes,
+typedef int (*stn_gather_i64_fn)(void *dst, const void *table, size_t n_rows, size_t row_bytes,
                                  const int64_t *idx, size_t n_idx);
-typedef int (*stn_gather_cvt_u32_fn)(float *dst, const uint16_t *table, size_t row_elems,
-                                     const uint32_t *idx, size_t n_idx);
-typedef int (*stn_gather_cvt_i64_fn)(float *dst, const uint16_t *table, size_t row_elems,
-                                     const int64_t *idx, size_t n_idx);
+typedef int (*stn_gather_cvt_u32_fn)(float *dst, const uint16_t *table, size_t n_rows,
+                                     size_t row_elems, const uint32_t *idx, size_t n_idx);
+typedef int (*stn_gather_cvt_i64_fn)(float *dst, const uint16_t *table, size_t n_rows,
+                                     size_t row_elems, const int64_t *idx, size_t n_idx);
 
 struct stn_kernels {
     const char *name;
@@ -62,6 +64,9 @@ extern const struct stn_kernels stn_kernels_unsupported;
 extern const struct stn_kernels stn_kernels_avx2;
 extern const struct stn_kernels stn_kernels_avx512;
 #endif
+
+/* fault_guard.c: installs the SIGBUS/SIGSEGV handler (library constructor). */
+void stn_guard_install(void);
 
 /* cpu.c: 1 if the CPU and the OS (saved register state) support the level. */
 int stn_cpu_has_avx2(void);

@@ -28,10 +28,12 @@ UNSUPPORTED(f64_f32, float, double)
 #undef UNSUPPORTED
 
 #define UNSUPPORTED_GATHER(NAME, DST_T, TAB_T, IDX_T)                                      \
-    static int NAME(DST_T *dst, const TAB_T *table, size_t row, const IDX_T *idx, size_t n) \
+    static int NAME(DST_T *dst, const TAB_T *table, size_t n_rows, size_t row,             \
+                    const IDX_T *idx, size_t n)                                            \
     {                                                                                      \
         (void)dst;                                                                         \
         (void)table;                                                                       \
+        (void)n_rows;                                                                      \
         (void)row;                                                                         \
         (void)idx;                                                                         \
         (void)n;                                                                           \

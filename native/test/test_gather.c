@@ -183,6 +183,38 @@ static void test_convert(void)
     }
 }
 
+/* Outputs of 4 MiB and more take the streaming-store path on the SIMD levels
+   (aligned dst, rows a multiple of 32 bytes); also an unaligned dst and a
+   row of 544 bytes next to it, which must not. */
+static void test_large(void)
+{
+    static const size_t RB[] = {512, 544, 1024};
+    const size_t n_rows = 1000, n = (5u << 20) / 512;
+    for (size_t r = 0; r < sizeof RB / sizeof RB[0]; r++) {
+        size_t rb = RB[r];
+        unsigned char *table = xmalloc(n_rows * rb);
+        fill_random(table, n_rows * rb);
+        int64_t *idx = xmalloc(n * sizeof(int64_t));
+        for (size_t i = 0; i < n; i++)
+            idx[i] = (int64_t)(rnd64() % n_rows);
+        unsigned char *want = xmalloc(n * rb);
+        for (size_t i = 0; i < n; i++)
+            memcpy(want + i * rb, table + (size_t)idx[i] * rb, rb);
+        unsigned char *raw = aligned_alloc(64, n * rb + 64);
+        for (size_t shift = 0; shift <= 8; shift += 8) {
+            unsigned char *dst = raw + shift;
+            memset(dst, 0, n * rb);
+            check_rc(st_gather_i64(dst, table, n_rows, rb, idx, n), ST_OK, "large gather_i64");
+            if (memcmp(dst, want, n * rb) != 0)
+                fail("large gather row_bytes=%zu dst+%zu: rows differ from a plain copy", rb, shift);
+        }
+        free(raw);
+        free(want);
+        free(idx);
+        free(table);
+    }
+}
+
 int main(int argc, char **argv)
 {
     test_begin(argc, argv, "gather");
@@ -191,5 +223,6 @@ int main(int argc, char **argv)
     test_bad_indices();
     test_args();
     test_convert();
+    test_large();
     return test_end("gather");
 }

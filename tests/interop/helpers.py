@@ -17,7 +17,7 @@ def java_binary() -> str:
         return str(Path(home) / "bin" / "java")
     found = shutil.which("java")
     if not found:
-        raise RuntimeError("no java found: set JAVA_HOME to a JDK 22+ (scripts/env.sh does)")
+        raise RuntimeError("no java found: set JAVA_HOME to a JDK 25+ (scripts/env.sh does)")
     return found
 
 

@@ -1,6 +1,7 @@
 package io.github.semyonsinchenko.safetensors.bench;
 
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
+import java.util.Locale;
 import jdk.incubator.vector.FloatVector;
 
 /**
@@ -45,7 +46,7 @@ public final class BenchInfo {
                 case '\n' -> b.append("\\n");
                 default -> {
                     if (ch < 0x20) {
-                        b.append(String.format("\\u%04x", (int) ch));
+                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
                     } else {
                         b.append(ch);
                     }

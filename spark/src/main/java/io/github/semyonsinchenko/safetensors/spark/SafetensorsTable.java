@@ -36,7 +36,9 @@ public final class SafetensorsTable implements Table, SupportsRead, SupportsWrit
         return "safetensors:" + properties.getOrDefault("path", "?");
     }
 
+    // Deprecated in Spark for columns(), whose default still derives the columns from schema().
     @Override
+    @SuppressWarnings("deprecation")
     public StructType schema() {
         return schema;
     }

@@ -15,6 +15,7 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -92,7 +93,7 @@ final class ConvertCommand implements Callable<Integer> {
             }
             writer.write(output);
         }
-        out.printf("converted %d tensor(s) to %s (%s) with %s%n", converted, target, rounding, Kernels.description());
+        out.printf(Locale.ROOT, "converted %d tensor(s) to %s (%s) with %s%n", converted, target, rounding, Kernels.description());
         if (!kept.isEmpty()) {
             out.println("kept unchanged, no single-rounding kernel: " + String.join(", ", kept));
         }

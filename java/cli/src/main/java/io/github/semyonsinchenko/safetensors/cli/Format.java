@@ -14,7 +14,7 @@ final class Format {
     private Format() {}
 
     static String fmt(String pattern, Object... args) {
-        return String.format(Locale.ENGLISH, pattern, args);
+        return String.format(Locale.ROOT, pattern, args);
     }
 
     /** 1,234,567 */

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import io.github.semyonsinchenko.safetensors.format.JsonErrors;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import java.io.IOException;
 import java.io.InputStream;
@@ -91,8 +92,7 @@ final class Json {
             }
             return value;
         } catch (JsonProcessingException e) {
-            throw new IOException(source + ": invalid JSON at line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage(), e);
+            throw new IOException(source + ": " + JsonErrors.describe(e), e);
         }
     }
 

@@ -29,13 +29,15 @@ import picocli.CommandLine.Spec;
             ConvertCommand.class,
             LoadCommand.class,
             DemoCommand.class,
+            SamplerCommand.class,
             CommandLine.HelpCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",
             "1:an invalid or unreadable file (the message names it)",
-            "2:usage error"
+            "2:usage error",
+            "3:the JVM is older than JDK 25 (checked by the jar's launcher)"
         })
 public final class SafetensorsCli implements Runnable {
     public static final int EXIT_OK = 0;

@@ -314,7 +314,7 @@ class CliTest {
                 "not a multiple of 8");
         cases.put("{\"tensors\": [{\"name\": \"x\", \"dtype\": \"U8\", \"shape\": [3], \"file\": \"nope.bin\"}]}",
                 "nope.bin: no such file");
-        cases.put("{\"tensors\": [], \"tensors\": []}", "Duplicate field 'tensors'");
+        cases.put("{\"tensors\": [], \"tensors\": []}", "the key 'tensors' appears twice in one object");
         int i = 0;
         for (Map.Entry<String, String> c : cases.entrySet()) {
             Path spec = tmp.resolve("spec" + i++ + ".json");
@@ -443,5 +443,16 @@ class CliTest {
         assertEquals(SafetensorsCli.EXIT_USAGE, run("convert", goodFile().toString(), out.toString(), "--to", "I32").exit());
         assertEquals(SafetensorsCli.EXIT_USAGE,
                 run("convert", goodFile().toString(), out.toString(), "--to", "F32", "--rounding", "trunc").exit());
+    }
+
+    /** A broken spec is described in our words with its place, not with the JSON library's feature names. */
+    @Test
+    void packDescribesBrokenJsonWithoutLibraryInternals() throws IOException {
+        Path spec = write("spec.json", "{\"tensors\": [NaN]}".getBytes(StandardCharsets.UTF_8));
+        Result r = run("pack", spec.toString(), "--out", tmp.resolve("out.safetensors").toString());
+        assertEquals(SafetensorsCli.EXIT_INVALID, r.exit(), r.err());
+        assertTrue(r.err().contains(spec + ": invalid JSON at line 1, column "), r.err());
+        assertTrue(r.err().contains("NaN and Infinity are not JSON numbers"), r.err());
+        assertFalse(r.err().contains("JsonReadFeature") || r.err().contains("`"), r.err());
     }
 }

@@ -2,7 +2,6 @@ package io.github.semyonsinchenko.safetensors.format;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import java.io.IOException;
@@ -12,9 +11,13 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.SequencedMap;
 
@@ -35,8 +38,26 @@ final class HeaderParser {
 
     private HeaderParser() {}
 
-    static void parse(byte[] bytes, String source, List<TensorInfo> tensors, SequencedMap<String, String> metadata)
-            throws SafetensorsException {
+    private static final Comparator<TensorInfo> OFFSET_ORDER = Comparator.comparingLong(TensorInfo::begin)
+            .thenComparingLong(TensorInfo::end)
+            .thenComparing(TensorInfo::name);
+
+    /** N header bytes (after the prefix) to a validated header; see {@link HeaderRules} for the order. */
+    static Header parse(byte[] headerBytes, long fileSize, String source) throws SafetensorsException {
+        HeaderRules.checkPrefix(headerBytes.length, fileSize, source);
+        List<TensorInfo> tensors = new ArrayList<>();
+        SequencedMap<String, String> metadata = new LinkedHashMap<>();
+        parseJson(headerBytes, source, tensors, metadata);
+        tensors.sort(OFFSET_ORDER);
+        long dataSize = HeaderRules.checkTiling(tensors, source);
+        if (fileSize >= 0) {
+            HeaderRules.checkFileSize(headerBytes.length, dataSize, fileSize, source);
+        }
+        return new Header(headerBytes.length, tensors, metadata, null);
+    }
+
+    private static void parseJson(byte[] bytes, String source, List<TensorInfo> tensors,
+                                  SequencedMap<String, String> metadata) throws SafetensorsException {
         char[] text = decodeUtf8(bytes, source);
         int from = 0;
         int to = text.length;
@@ -54,36 +75,48 @@ final class HeaderParser {
                                     + describe(text[from]) + " ... " + describe(text[to - 1]));
         }
         try (JsonParser p = JSON.createParser(text, from, to - from)) {
-            expect(p.nextToken() == JsonToken.START_OBJECT, Violation.HEADER_NOT_JSON_OBJECT, source, null,
-                    "the header does not start with an object");
-            Set<String> keys = new HashSet<>();
-            JsonToken t;
-            while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-                String key = p.currentName();
-                checkUnicode(key, source);
-                if (!keys.add(key)) {
-                    throw new SafetensorsException(Violation.DUPLICATE_KEY, source, key,
-                            "the key appears more than once in the header");
-                }
-                if (Header.METADATA_KEY.equals(key)) {
-                    parseMetadata(p, source, metadata);
-                } else {
-                    tensors.add(parseTensor(p, key, source));
-                }
+            try {
+                walk(p, source, tensors, metadata);
+            } catch (SafetensorsException e) {
+                throw e;
+            } catch (IOException e) {
+                // Jackson's syntax and limit errors: its messages name its own features and classes,
+                // so they are reworded, never passed on.
+                throw new SafetensorsException(Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                        JsonErrors.describe(e, p.currentLocation(), text, from), e);
             }
-            expect(t == JsonToken.END_OBJECT, Violation.HEADER_NOT_JSON_OBJECT, source, null, "unexpected " + t);
-            expect(p.nextToken() == null, Violation.HEADER_NOT_JSON_OBJECT, source, null,
-                    "content follows the closing brace");
-        } catch (JsonProcessingException e) {
-            throw new SafetensorsException(Violation.HEADER_NOT_JSON_OBJECT, source, null,
-                    "invalid JSON at line " + e.getLocation().getLineNr() + ", column "
-                            + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage(), e);
         } catch (SafetensorsException e) {
             throw e;
         } catch (IOException e) {
-            // Parsing an in-memory char array: any other IOException is a Jackson limit being hit.
-            throw new SafetensorsException(Violation.HEADER_NOT_JSON_OBJECT, source, null, e.getMessage(), e);
+            // Creating or closing a parser over an in-memory array.
+            throw new SafetensorsException(Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                    JsonErrors.describe(e, null, text, from), e);
         }
+    }
+
+    private static void walk(JsonParser p, String source, List<TensorInfo> tensors,
+                             SequencedMap<String, String> metadata) throws IOException {
+        expect(p.nextToken() == JsonToken.START_OBJECT, Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                "the header does not start with an object");
+        Set<String> keys = new HashSet<>();
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+            String key = p.currentName();
+            checkUnicode(key, source);
+            if (!keys.add(key)) {
+                throw new SafetensorsException(Violation.DUPLICATE_KEY, source, key,
+                        "the key appears more than once in the header");
+            }
+            if (Header.METADATA_KEY.equals(key)) {
+                parseMetadata(p, source, metadata);
+            } else {
+                tensors.add(parseTensor(p, key, source));
+            }
+        }
+        expect(t == JsonToken.END_OBJECT, Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                "unexpected " + describe(t));
+        expect(p.nextToken() == null, Violation.HEADER_NOT_JSON_OBJECT, source, null,
+                "content follows the closing brace");
     }
 
     private static void parseMetadata(JsonParser p, String source, SequencedMap<String, String> metadata)
@@ -136,17 +169,7 @@ final class HeaderParser {
         expect(dtype != null, Violation.TENSOR_FIELDS, source, name, "missing field \"dtype\"");
         expect(shape != null, Violation.TENSOR_FIELDS, source, name, "missing field \"shape\"");
         expect(offsets != null, Violation.TENSOR_FIELDS, source, name, "missing field \"data_offsets\"");
-        long begin = offsets[0];
-        long end = offsets[1];
-        expect(begin <= end, Violation.INVALID_OFFSETS, source, name, "begin " + begin + " > end " + end);
-        long count = elementCount(name, shape, source);
-        long bytes = storageBytes(name, dtype, shape, count, source);
-        if (end - begin != bytes) {
-            throw new SafetensorsException(Violation.SIZE_MISMATCH, source, name,
-                    "data_offsets [" + begin + ", " + end + "] hold " + (end - begin) + " bytes, but " + dtype + " "
-                            + Arrays.toString(shape) + " needs " + bytes);
-        }
-        return new TensorInfo(name, dtype, shape, begin, end, count);
+        return HeaderRules.checkSize(name, dtype, shape, offsets[0], offsets[1], source);
     }
 
     private static Dtype parseDtype(JsonParser p, String name, String source) throws IOException {
@@ -194,37 +217,6 @@ final class HeaderParser {
         return n == values.length ? values : Arrays.copyOf(values, n);
     }
 
-    /** Product of the shape with overflow checks (the reference's checked_mul). */
-    static long elementCount(String name, long[] shape, String source) throws SafetensorsException {
-        long count = 1;
-        for (long d : shape) {
-            if (d < 0 || d > Header.MAX_DIMENSION) {
-                throw new SafetensorsException(Violation.INVALID_SHAPE, source, name,
-                        "dimension " + d + " of " + Arrays.toString(shape));
-            }
-            try {
-                count = Math.multiplyExact(count, d);
-            } catch (ArithmeticException e) {
-                throw new SafetensorsException(Violation.SIZE_OVERFLOW, source, name,
-                        "shape " + Arrays.toString(shape) + " has more than 2^63-1 elements");
-            }
-        }
-        return count;
-    }
-
-    static long storageBytes(String name, Dtype dtype, long[] shape, long count, String source)
-            throws SafetensorsException {
-        try {
-            return dtype.storageBytes(count);
-        } catch (ArithmeticException e) {
-            throw new SafetensorsException(Violation.SIZE_OVERFLOW, source, name,
-                    count + " elements x " + dtype.bits() + " bits overflows");
-        } catch (IllegalArgumentException e) {
-            throw new SafetensorsException(Violation.MISALIGNED_SIZE, source, name,
-                    dtype + " " + Arrays.toString(shape) + " is " + count + " x " + dtype.bits() + " bits");
-        }
-    }
-
     /** Strict UTF-8 (no overlongs, no encoded surrogates), reporting the byte offset of the first error. */
     private static char[] decodeUtf8(byte[] bytes, String source) throws SafetensorsException {
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
@@ -243,22 +235,8 @@ final class HeaderParser {
         return out.position() == out.capacity() ? out.array() : Arrays.copyOf(out.array(), out.position());
     }
 
-    /** JSON escapes can spell an unpaired surrogate (\ud800), which no UTF-8 file name or key can hold. */
     private static void checkUnicode(String s, String source) throws SafetensorsException {
-        checkUnicode(s, source, null);
-    }
-
-    /** As above, naming {@code tensor} in the exception; the writer uses it before encoding a header. */
-    static void checkUnicode(String s, String source, String tensor) throws SafetensorsException {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw new SafetensorsException(Violation.HEADER_NOT_UTF8, source, tensor,
-                        "the unpaired surrogate \\u" + Integer.toHexString(c) + " has no UTF-8 form");
-            }
-        }
+        HeaderRules.checkUnicode(s, source, null);
     }
 
     private static void expect(boolean ok, Violation rule, String source, String tensor, String detail)
@@ -280,12 +258,15 @@ final class HeaderParser {
             case VALUE_NUMBER_FLOAT -> "a non-integer number";
             case VALUE_TRUE, VALUE_FALSE -> "a boolean";
             case VALUE_NULL -> "null";
-            default -> t.toString();
+            case END_OBJECT -> "'}'";
+            case END_ARRAY -> "']'";
+            case FIELD_NAME -> "a key";
+            default -> "an unexpected token";
         };
     }
 
     private static String describe(char c) {
-        return c >= 0x20 && c < 0x7f ? "'" + c + "'" : String.format("U+%04X", (int) c);
+        return c >= 0x20 && c < 0x7f ? "'" + c + "'" : String.format(Locale.ROOT, "U+%04X", (int) c);
     }
 
     private static String abbreviate(String s) {

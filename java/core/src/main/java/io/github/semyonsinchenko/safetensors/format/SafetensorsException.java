@@ -1,7 +1,6 @@
 package io.github.semyonsinchenko.safetensors.format;
 
 import java.io.IOException;
-import java.util.Locale;
 
 /**
  * A file, stream or header that breaks a safetensors rule. The message names the source (file
@@ -54,9 +53,5 @@ public final class SafetensorsException extends IOException {
     /** The tensor (or metadata key) involved, or null when the violation concerns the whole header. */
     public String tensor() {
         return tensor;
-    }
-
-    static String fmt(String pattern, Object... args) {
-        return String.format(Locale.ENGLISH, pattern, args);
     }
 }

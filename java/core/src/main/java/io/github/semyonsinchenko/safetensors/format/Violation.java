@@ -40,7 +40,13 @@ public enum Violation {
     /** The file ends before the last tensor's data does. */
     DATA_TRUNCATED("the file ends before the last tensor's data"),
     /** Bytes follow the last tensor's data. */
-    TRAILING_BYTES("bytes follow the last tensor's data");
+    TRAILING_BYTES("bytes follow the last tensor's data"),
+    /**
+     * Reading (or writing) a mapped file faulted: another process truncated or replaced it while it
+     * was mapped. Not a header rule; thrown by reads of the data, inside a
+     * {@link MappedFileFaultException}.
+     */
+    FILE_CHANGED_WHILE_MAPPED("the file was truncated or replaced while mapped (pages past its new end are gone)");
 
     private final String rule;
 

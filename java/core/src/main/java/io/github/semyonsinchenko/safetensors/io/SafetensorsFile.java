@@ -1,7 +1,11 @@
 package io.github.semyonsinchenko.safetensors.io;
 
 import io.github.semyonsinchenko.safetensors.format.Header;
+import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.format.SafetensorsException;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
+import io.github.semyonsinchenko.safetensors.format.Violation;
+import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -35,8 +39,15 @@ import java.util.SequencedMap;
  *   <li>{@link Sharing#CONFINED}: only the opening thread may read or close; close is cheap. Suits
  *       one task reading one file, e.g. a Spark partition reader.</li>
  * </ul>
- * {@code close()} is idempotent. If the file is truncated by another process while mapped, reads
- * of the lost pages throw {@link InternalError} from the JDK rather than crash.
+ * {@code close()} is idempotent.
+ *
+ * <h2>A file truncated while mapped</h2>
+ * If another process truncates the file while it is mapped, reads of the lost pages fault. The
+ * {@link Tensor} accessors and the {@code Kernels} calls turn that into a
+ * {@link MappedFileFaultException} naming this file and the tensor (the mapping is registered with
+ * {@link MappedFiles} while open). Reads of {@link Tensor#data()} by other code get the JDK's
+ * {@link InternalError} instead; the JDK raises that error asynchronously in compiled code, so it
+ * can surface a little after the faulting read.
  */
 public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
 
@@ -48,6 +59,7 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
     private final Arena arena;
     private final List<Tensor> tensors;
     private final Map<String, Tensor> byName;
+    private final MappedFiles.Registration registration;
     private volatile boolean closed;
 
     private SafetensorsFile(Path path, Header header, Arena arena, MemorySegment mapping) {
@@ -64,6 +76,44 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         }
         this.tensors = Collections.unmodifiableList(list);
         this.byName = index;
+        this.registration = MappedFiles.register(mapping, path.toString(), this::tensorAtFileOffset);
+    }
+
+    /** The name of the tensor holding byte {@code offset} of the file, or null (header, or past the end). */
+    private String tensorAtFileOffset(long offset) {
+        long rel = offset - header.dataOffset();
+        int lo = 0;
+        int hi = tensors.size() - 1;
+        while (lo <= hi) { // tensors are in offset order
+            int mid = (lo + hi) >>> 1;
+            TensorInfo info = tensors.get(mid).info();
+            if (rel < info.begin()) {
+                hi = mid - 1;
+            } else if (rel >= info.begin() + info.byteSize()) {
+                lo = mid + 1;
+            } else {
+                return info.name();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * What a failed access to {@code t}'s bytes means: a closed file, or a fault on a page lost to a
+     * truncation. Anything else is rethrown unchanged.
+     */
+    RuntimeException accessFailure(Tensor t, Throwable e) {
+        if (closed) {
+            return new IllegalStateException(closedMessage() + " (reading tensor \"" + t.name() + "\")", e);
+        }
+        if (MappedFiles.isMemoryFault(e)) {
+            return new MappedFileFaultException(new SafetensorsException(Violation.FILE_CHANGED_WHILE_MAPPED,
+                    path.toString(), t.name(), "reading its bytes faulted", e));
+        }
+        if (e instanceof RuntimeException r) {
+            return r;
+        }
+        throw (Error) e;
     }
 
     /** Opens, validates and maps {@code path} with a {@link Sharing#SHARED} arena. */
@@ -153,8 +203,12 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
 
     void ensureOpen() {
         if (closed) {
-            throw new IllegalStateException(path + ": the file is closed");
+            throw new IllegalStateException(closedMessage());
         }
+    }
+
+    String closedMessage() {
+        return path + " is closed";
     }
 
     /** Unmaps the file. Idempotent; with a confined arena, only the opening thread may call it. */
@@ -169,6 +223,7 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
             }
             arena.close();
             closed = true;
+            registration.close();
         }
     }
 

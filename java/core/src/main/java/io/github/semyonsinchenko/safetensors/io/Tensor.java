@@ -2,6 +2,9 @@ package io.github.semyonsinchenko.safetensors.io;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
+import io.github.semyonsinchenko.safetensors.kernels.HugePages;
+import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -13,6 +16,15 @@ import java.util.Arrays;
  *
  * <p>Typed accessors read little-endian, unaligned elements (safetensors does not promise
  * alignment) and check that the dtype matches, so a BF16 tensor is never silently read as I16.
+ * Bounds and the file being open are checked by the segment access itself (no second check here);
+ * a closed file is an {@link IllegalStateException} naming it, and a page lost because the file
+ * was truncated while mapped is a
+ * {@link io.github.semyonsinchenko.safetensors.format.MappedFileFaultException}: always for the
+ * array copies, and for the single-element getters unless the JIT has compiled them. In compiled
+ * code the JDK raises its {@link InternalError} for the fault asynchronously, and for a one-element
+ * read that usually happens after the getter returned, in its caller; catching it there would cost
+ * a call into the VM per element. Bulk reads ({@code toXArray}, the {@code Kernels} calls) always
+ * name the file.
  */
 public final class Tensor {
     static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -71,38 +83,74 @@ public final class Tensor {
 
     /** One byte of a BOOL, U8, I8 or F8_* tensor. */
     public byte getByte(long index) {
-        require(info.dtype().isByteAligned() && info.dtype().bits() == 8, "8-bit");
-        return data.get(ValueLayout.JAVA_BYTE, index);
+        if (!(info.dtype().isByteAligned() && info.dtype().bits() == 8)) {
+            throw wrongType("8-bit");
+        }
+        try {
+            return data.get(ValueLayout.JAVA_BYTE, index);
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     /** Raw 16 bits of an I16, U16, F16 or BF16 element. */
     public short getShort(long index) {
-        require(info.dtype().bits() == 16, "16-bit");
-        return data.getAtIndex(LE_SHORT, index);
+        if (info.dtype().bits() != 16) {
+            throw wrongType("16-bit");
+        }
+        try {
+            return data.getAtIndex(LE_SHORT, index);
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     /** An I32 or U32 element (U32 as its bit pattern). */
     public int getInt(long index) {
-        require(info.dtype() == Dtype.I32 || info.dtype() == Dtype.U32, "I32 or U32");
-        return data.getAtIndex(LE_INT, index);
+        if (!(info.dtype() == Dtype.I32 || info.dtype() == Dtype.U32)) {
+            throw wrongType("I32 or U32");
+        }
+        try {
+            return data.getAtIndex(LE_INT, index);
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     /** An I64 or U64 element (U64 as its bit pattern). */
     public long getLong(long index) {
-        require(info.dtype() == Dtype.I64 || info.dtype() == Dtype.U64, "I64 or U64");
-        return data.getAtIndex(LE_LONG, index);
+        if (!(info.dtype() == Dtype.I64 || info.dtype() == Dtype.U64)) {
+            throw wrongType("I64 or U64");
+        }
+        try {
+            return data.getAtIndex(LE_LONG, index);
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     /** An F32 element. */
     public float getFloat(long index) {
-        require(info.dtype() == Dtype.F32, "F32");
-        return data.getAtIndex(LE_FLOAT, index);
+        if (info.dtype() != Dtype.F32) {
+            throw wrongType("F32");
+        }
+        try {
+            return data.getAtIndex(LE_FLOAT, index);
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     /** An F64 element. */
     public double getDouble(long index) {
-        require(info.dtype() == Dtype.F64, "F64");
-        return data.getAtIndex(LE_DOUBLE, index);
+        if (info.dtype() != Dtype.F64) {
+            throw wrongType("F64");
+        }
+        try {
+            return data.getAtIndex(LE_DOUBLE, index);
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     /**
@@ -110,6 +158,14 @@ public final class Tensor {
      * round), F16, BF16, F32, F64. Not for the F4/F6/F8 families or C64.
      */
     public double getAsDouble(long index) {
+        try {
+            return asDouble(index);
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
+    }
+
+    private double asDouble(long index) {
         return switch (info.dtype()) {
             case BOOL, U8 -> Byte.toUnsignedInt(data.get(ValueLayout.JAVA_BYTE, index));
             case I8 -> data.get(ValueLayout.JAVA_BYTE, index);
@@ -128,39 +184,99 @@ public final class Tensor {
         };
     }
 
+    /**
+     * A copy of the bytes in memory owned by {@code arena}, in transparent huge pages where the OS
+     * offers them ({@link HugePages}): for tables read at random rows, such as embeddings fed to
+     * {@code Kernels.gather}, which then miss the TLB far less than on the mapping's 4 KiB pages.
+     * Any size; the copy stays valid after the file is closed (until {@code arena} is).
+     */
+    public MemorySegment load(Arena arena) {
+        try {
+            return HugePages.copyOf(data, arena);
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
+    }
+
     /** A heap copy of the bytes; only for tensors under 2 GiB. */
     public byte[] toByteArray() {
-        return data().toArray(ValueLayout.JAVA_BYTE);
+        try {
+            var copy = data.toArray(ValueLayout.JAVA_BYTE);
+            MappedFiles.raisePendingFault();
+            return copy;
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     /** A heap copy of an F32 tensor. */
     public float[] toFloatArray() {
-        require(info.dtype() == Dtype.F32, "F32");
-        return data().toArray(LE_FLOAT);
+        if (info.dtype() != Dtype.F32) {
+            throw wrongType("F32");
+        }
+        try {
+            var copy = data.toArray(LE_FLOAT);
+            MappedFiles.raisePendingFault();
+            return copy;
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     /** A heap copy of an F64 tensor. */
     public double[] toDoubleArray() {
-        require(info.dtype() == Dtype.F64, "F64");
-        return data().toArray(LE_DOUBLE);
+        if (info.dtype() != Dtype.F64) {
+            throw wrongType("F64");
+        }
+        try {
+            var copy = data.toArray(LE_DOUBLE);
+            MappedFiles.raisePendingFault();
+            return copy;
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     /** A heap copy of an I32 or U32 tensor. */
     public int[] toIntArray() {
-        require(info.dtype() == Dtype.I32 || info.dtype() == Dtype.U32, "I32 or U32");
-        return data().toArray(LE_INT);
+        if (!(info.dtype() == Dtype.I32 || info.dtype() == Dtype.U32)) {
+            throw wrongType("I32 or U32");
+        }
+        try {
+            var copy = data.toArray(LE_INT);
+            MappedFiles.raisePendingFault();
+            return copy;
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     /** A heap copy of an I64 or U64 tensor. */
     public long[] toLongArray() {
-        require(info.dtype() == Dtype.I64 || info.dtype() == Dtype.U64, "I64 or U64");
-        return data().toArray(LE_LONG);
+        if (!(info.dtype() == Dtype.I64 || info.dtype() == Dtype.U64)) {
+            throw wrongType("I64 or U64");
+        }
+        try {
+            var copy = data.toArray(LE_LONG);
+            MappedFiles.raisePendingFault();
+            return copy;
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     /** A heap copy of a 16-bit tensor's raw bits (I16, U16, F16, BF16). */
     public short[] toShortArray() {
-        require(info.dtype().bits() == 16, "16-bit");
-        return data().toArray(LE_SHORT);
+        if (info.dtype().bits() != 16) {
+            throw wrongType("16-bit");
+        }
+        try {
+            var copy = data.toArray(LE_SHORT);
+            MappedFiles.raisePendingFault();
+            return copy;
+        } catch (IllegalStateException | InternalError e) {
+            throw file.accessFailure(this, e);
+        }
     }
 
     private static double unsignedToDouble(long v) {
@@ -168,12 +284,9 @@ public final class Tensor {
         return v >= 0 ? (double) v : d * 2.0;
     }
 
-    private void require(boolean ok, String what) {
-        if (!ok) {
-            throw new UnsupportedOperationException(file.path() + ": tensor \"" + name() + "\" is " + dtype()
-                    + ", not " + what);
-        }
-        file.ensureOpen();
+    private UnsupportedOperationException wrongType(String what) {
+        return new UnsupportedOperationException(file.path() + ": tensor \"" + name() + "\" is " + dtype()
+                + ", not " + what);
     }
 
     @Override

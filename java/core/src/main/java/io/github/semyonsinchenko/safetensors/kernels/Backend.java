@@ -28,6 +28,12 @@ abstract class Backend {
     abstract void gatherConvert(Conversion c, MemorySegment table, long nRows, long rowElems, MemorySegment indices,
             IndexType type, long nIdx, MemorySegment dst);
 
+    /**
+     * Called by {@link Kernels} right after a call, inside its fault handling: the Java paths make
+     * the JDK raise a pending memory-fault error now (see {@link MappedFiles#raisePendingFault}).
+     */
+    void afterCall() {}
+
     /** A short description for logs and diagnostics. */
     String describe() {
         return implementation().name();

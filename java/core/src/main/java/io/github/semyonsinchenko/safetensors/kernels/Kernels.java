@@ -1,15 +1,16 @@
 package io.github.semyonsinchenko.safetensors.kernels;
 
-import io.github.semyonsinchenko.safetensors.format.Dtype;
+import static io.github.semyonsinchenko.safetensors.kernels.Arguments.elements;
+import static io.github.semyonsinchenko.safetensors.kernels.Arguments.floatsFrom;
+import static io.github.semyonsinchenko.safetensors.kernels.Arguments.requireArrays;
+import static io.github.semyonsinchenko.safetensors.kernels.Arguments.requireLittleEndian;
+import static io.github.semyonsinchenko.safetensors.kernels.Arguments.slice;
+
+import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * The one entry point to the dtype-conversion and gather kernels.
@@ -62,9 +63,6 @@ public final class Kernels {
     /** The system property that forces a path: {@code native}, {@code vector}, {@code scalar} (or {@code auto}). */
     public static final String PATH_PROPERTY = "safetensors.kernels";
 
-    private static final System.Logger LOG = System.getLogger("io.github.semyonsinchenko.safetensors.kernels");
-    private static final String VECTOR_MODULE = "jdk.incubator.vector";
-    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private Kernels() {}
 
@@ -135,24 +133,16 @@ public final class Kernels {
 
     static void convert(Backend b, Conversion c, MemorySegment src, MemorySegment dst, long count) {
         b.ensureUsable();
-        Objects.requireNonNull(c, "conversion");
-        Objects.requireNonNull(src, "src");
-        Objects.requireNonNull(dst, "dst");
-        if (count < 0) {
-            throw new IllegalArgumentException(c + ": count must not be negative, got " + count);
-        }
-        long srcBytes = bytes(count, c.sourceBytes(), c + ": count");
-        long dstBytes = bytes(count, c.targetBytes(), c + ": count");
-        requireSize(src, srcBytes, "src", c, count);
-        requireSize(dst, dstBytes, "dst", c, count);
-        requireWritable(dst, "dst");
-        if (count == 0) {
+        Arguments.Convert a = Arguments.convert(c, src, dst, count);
+        if (a == null) {
             return;
         }
-        MemorySegment s = src.asSlice(0, srcBytes);
-        MemorySegment d = dst.asSlice(0, dstBytes);
-        requireDisjoint(s, "src", d);
-        b.convert(c, s, d, count);
+        try {
+            b.convert(c, a.src(), a.dst(), count);
+            b.afterCall();
+        } catch (NativeBackend.Fault | InternalError e) {
+            throw fault(e, "Kernels.convert(" + c + ")", "src", a.src(), "dst", a.dst());
+        }
     }
 
     // ------------------------------------------------------------------ conversions on heap arrays
@@ -247,33 +237,16 @@ public final class Kernels {
     static void gather(Backend b, MemorySegment table, long rowBytes, MemorySegment indices, IndexType indexType,
             MemorySegment dst) {
         b.ensureUsable();
-        Objects.requireNonNull(table, "table");
-        Objects.requireNonNull(indices, "indices");
-        Objects.requireNonNull(indexType, "indexType");
-        Objects.requireNonNull(dst, "dst");
-        if (rowBytes <= 0) {
-            throw new IllegalArgumentException("gather: rowBytes must be positive, got " + rowBytes);
-        }
-        if (table.byteSize() % rowBytes != 0) {
-            throw new IllegalArgumentException("gather: table is " + table.byteSize()
-                    + " bytes, not a whole number of rows of rowBytes=" + rowBytes);
-        }
-        long nRows = table.byteSize() / rowBytes;
-        long nIdx = elements(indices.byteSize(), indexType.bytes(), "indices", indexType.name());
-        long dstBytes = bytes(nIdx, rowBytes, "gather: rowBytes * index count");
-        if (dst.byteSize() < dstBytes) {
-            throw new IndexOutOfBoundsException("gather: dst is " + dst.byteSize() + " bytes; " + nIdx
-                    + " rows of rowBytes=" + rowBytes + " need " + dstBytes);
-        }
-        requireWritable(dst, "dst");
-        if (nIdx == 0) {
+        Arguments.Gather a = Arguments.gather(table, rowBytes, indices, indexType, dst);
+        if (a == null) {
             return;
         }
-        MemorySegment d = dst.asSlice(0, dstBytes);
-        requireDisjoint(table, "table", d);
-        requireDisjoint(indices, "indices", d);
-        checkIndices(indices, indexType, nIdx, nRows);
-        b.gather(table, nRows, rowBytes, indices, indexType, nIdx, d);
+        try {
+            b.gather(table, a.nRows(), rowBytes, indices, indexType, a.nIdx(), a.dst());
+            b.afterCall();
+        } catch (NativeBackend.Fault | InternalError e) {
+            throw fault(e, "Kernels.gather", "table", table, "indices", indices, "dst", a.dst());
+        }
     }
 
     /**
@@ -306,287 +279,34 @@ public final class Kernels {
     static void gatherConvert(Backend b, Conversion c, MemorySegment table, long rowElems, MemorySegment indices,
             IndexType indexType, MemorySegment dst) {
         b.ensureUsable();
-        Objects.requireNonNull(c, "conversion");
-        Objects.requireNonNull(table, "table");
-        Objects.requireNonNull(indices, "indices");
-        Objects.requireNonNull(indexType, "indexType");
-        Objects.requireNonNull(dst, "dst");
-        if (c != Conversion.F16_TO_F32 && c != Conversion.BF16_TO_F32) {
-            throw new IllegalArgumentException("gatherConvert: " + c + " has no gather kernel; use F16_TO_F32 or"
-                    + " BF16_TO_F32");
-        }
-        if (rowElems <= 0) {
-            throw new IllegalArgumentException("gatherConvert: rowElems must be positive, got " + rowElems);
-        }
-        long srcRow = bytes(rowElems, 2, "gatherConvert: rowElems");
-        long dstRow = bytes(rowElems, 4, "gatherConvert: rowElems");
-        if (table.byteSize() % srcRow != 0) {
-            throw new IllegalArgumentException("gatherConvert: table is " + table.byteSize() + " bytes, not a whole"
-                    + " number of rows of rowElems=" + rowElems + " " + c.source() + " values (" + srcRow + " bytes)");
-        }
-        long nRows = table.byteSize() / srcRow;
-        long nIdx = elements(indices.byteSize(), indexType.bytes(), "indices", indexType.name());
-        long dstBytes = bytes(nIdx, dstRow, "gatherConvert: rowElems * index count");
-        if (dst.byteSize() < dstBytes) {
-            throw new IndexOutOfBoundsException("gatherConvert: dst is " + dst.byteSize() + " bytes; " + nIdx
-                    + " rows of rowElems=" + rowElems + " floats need " + dstBytes);
-        }
-        requireWritable(dst, "dst");
-        if (nIdx == 0) {
+        Arguments.Gather a = Arguments.gatherConvert(c, table, rowElems, indices, indexType, dst);
+        if (a == null) {
             return;
         }
-        MemorySegment d = dst.asSlice(0, dstBytes);
-        requireDisjoint(table, "table", d);
-        requireDisjoint(indices, "indices", d);
-        checkIndices(indices, indexType, nIdx, nRows);
-        b.gatherConvert(c, table, nRows, rowElems, indices, indexType, nIdx, d);
-    }
-
-    // ------------------------------------------------------------------ checks
-
-    /** {@code count * elementBytes}, or an IllegalArgumentException naming {@code what} when it overflows. */
-    private static long bytes(long count, long elementBytes, String what) {
         try {
-            return Math.multiplyExact(count, elementBytes);
-        } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(what + " = " + count + " times " + elementBytes
-                    + " bytes overflows a long");
+            b.gatherConvert(c, table, a.nRows(), rowElems, indices, indexType, a.nIdx(), a.dst());
+            b.afterCall();
+        } catch (NativeBackend.Fault | InternalError e) {
+            throw fault(e, "Kernels.gatherConvert(" + c + ")", "table", table, "indices", indices, "dst", a.dst());
         }
     }
 
-    private static long elements(long byteSize, int elementBytes, String what, String type) {
-        if (byteSize % elementBytes != 0) {
-            throw new IllegalArgumentException(what + " is " + byteSize + " bytes, not a whole number of " + type
-                    + " elements (" + elementBytes + " bytes each)");
+    /**
+     * A memory fault (native status ST_ERR_FAULT, or the JDK's InternalError for a fault in a Java
+     * path) as a {@link MappedFileFaultException} naming the file; any other InternalError unchanged.
+     */
+    private static RuntimeException fault(Throwable e, String call, Object... args) {
+        if (e instanceof NativeBackend.Fault f) {
+            return MappedFiles.fault(call, f.address, null, args);
         }
-        return byteSize / elementBytes;
-    }
-
-    private static void requireSize(MemorySegment seg, long needed, String what, Conversion c, long count) {
-        if (seg.byteSize() < needed) {
-            throw new IndexOutOfBoundsException(c + ": " + what + " is " + seg.byteSize() + " bytes; count=" + count
-                    + " needs " + needed);
+        if (MappedFiles.isMemoryFault(e)) {
+            return MappedFiles.fault(call, 0, e, args);
         }
+        throw (InternalError) e;
     }
-
-    private static void requireWritable(MemorySegment dst, String what) {
-        if (dst.isReadOnly()) {
-            throw new IllegalArgumentException(what + " is read-only");
-        }
-    }
-
-    private static void requireDisjoint(MemorySegment src, String what, MemorySegment dst) {
-        if (src.asOverlappingSlice(dst).isPresent()) {
-            throw new IllegalArgumentException(what + " and dst overlap; the kernels need separate memory");
-        }
-    }
-
-    /** Every index in {@code [0, nRows)}, read as the kernels will read them. */
-    private static void checkIndices(MemorySegment indices, IndexType type, long nIdx, long nRows) {
-        if (type == IndexType.U32) {
-            for (long i = 0; i < nIdx; i++) {
-                long v = Integer.toUnsignedLong(indices.get(ScalarKernels.I32, i * 4));
-                if (v >= nRows) {
-                    throw badIndex(i, v, nRows);
-                }
-            }
-        } else {
-            for (long i = 0; i < nIdx; i++) {
-                long v = indices.get(ScalarKernels.I64, i * 8);
-                if (v < 0 || v >= nRows) {
-                    throw badIndex(i, v, nRows);
-                }
-            }
-        }
-    }
-
-    private static IndexOutOfBoundsException badIndex(long i, long v, long nRows) {
-        return new IndexOutOfBoundsException("indices[" + i + "] = " + v + " is outside [0, " + nRows
-                + ") (the table has " + nRows + " rows); nothing was written");
-    }
-
-    /** The array range {@code [offset, offset + count)} as a heap segment. */
-    private static MemorySegment slice(MemorySegment whole, int length, int elementBytes, int offset, int count,
-            String what) {
-        if (offset < 0 || count < 0 || offset > length - count) {
-            throw new IndexOutOfBoundsException(what + ": offset " + offset + " and count " + count
-                    + " are outside an array of length " + length);
-        }
-        return whole.asSlice((long) offset * elementBytes, (long) count * elementBytes);
-    }
-
-    private static MemorySegment floatsFrom(float[] dst, int dstOffset) {
-        if (dstOffset < 0 || dstOffset > dst.length) {
-            throw new IndexOutOfBoundsException("dst: offset " + dstOffset + " is outside an array of length "
-                    + dst.length);
-        }
-        return MemorySegment.ofArray(dst).asSlice(dstOffset * 4L);
-    }
-
-    private static void requireLittleEndian() {
-        if (!LITTLE_ENDIAN) {
-            throw new UnsupportedOperationException("the heap-array overloads need a little-endian JVM; use"
-                    + " little-endian MemorySegments instead");
-        }
-    }
-
-    private static void requireArrays(Conversion c, Class<?> src, Class<?> dst) {
-        Objects.requireNonNull(c, "conversion");
-        requireLittleEndian();
-        if (arrayElement(c.source()) != src || arrayElement(c.target()) != dst) {
-            throw new IllegalArgumentException(c + " reads " + arrayElement(c.source()) + "[] and writes "
-                    + arrayElement(c.target()) + "[], not " + src + "[] and " + dst + "[]");
-        }
-    }
-
-    private static Class<?> arrayElement(Dtype d) {
-        return switch (d) {
-            case I8, U8 -> byte.class;
-            case I16, U16, F16, BF16 -> short.class;
-            case I32, U32 -> int.class;
-            case I64, U64 -> long.class;
-            case F32 -> float.class;
-            case F64 -> double.class;
-            default -> throw new IllegalArgumentException("no kernel reads or writes " + d);
-        };
-    }
-
-    // ------------------------------------------------------------------ path selection
 
     /** The chosen path; selected (and logged) on first use. */
     static Backend backend() {
-        return Selected.BACKEND;
-    }
-
-    private static final class Selected {
-        static final Backend BACKEND = selectAndLog();
-    }
-
-    /** The outcome of trying to set up one path: a backend, or why there is none. */
-    record Attempt(Backend backend, String problem, boolean serious) {
-        static Attempt ok(Backend b) {
-            return new Attempt(b, null, false);
-        }
-
-        static Attempt failed(String problem, boolean serious) {
-            return new Attempt(null, problem, serious);
-        }
-    }
-
-    /** What {@link #choose} decided, with the notes worth logging. */
-    record Choice(Backend backend, List<String> notes, boolean warn) {}
-
-    /**
-     * Chooses a path for {@code requested} (the value of {@value #PATH_PROPERTY}; null, blank or
-     * {@code auto} means the best available). The attempts are only run when needed, so a forced
-     * Java path never loads the native library.
-     */
-    static Choice choose(String requested, Supplier<Attempt> nativePath, Supplier<Attempt> vectorPath) {
-        String r = requested == null ? "" : requested.trim().toLowerCase(Locale.ROOT);
-        List<String> notes = new ArrayList<>();
-        switch (r) {
-            case "", "auto" -> {
-                Attempt n = nativePath.get();
-                if (n.backend() != null) {
-                    return new Choice(n.backend(), notes, false);
-                }
-                notes.add("native kernels unavailable: " + n.problem());
-                Attempt v = vectorPath.get();
-                if (v.backend() != null) {
-                    return new Choice(v.backend(), notes, n.serious());
-                }
-                notes.add("Vector API unavailable: " + v.problem());
-                return new Choice(ScalarBackend.INSTANCE, notes, n.serious() || v.serious());
-            }
-            case "native", "vector" -> {
-                Attempt a = r.equals("native") ? nativePath.get() : vectorPath.get();
-                if (a.backend() != null) {
-                    notes.add("forced by -D" + PATH_PROPERTY + "=" + requested);
-                    return new Choice(a.backend(), notes, false);
-                }
-                return new Choice(new UnavailableBackend("-D" + PATH_PROPERTY + "=" + requested + " forces the "
-                        + r + " kernels, but they cannot run: " + a.problem()), notes, true);
-            }
-            case "scalar" -> {
-                notes.add("forced by -D" + PATH_PROPERTY + "=" + requested);
-                return new Choice(ScalarBackend.INSTANCE, notes, false);
-            }
-            default -> {
-                return new Choice(new UnavailableBackend("-D" + PATH_PROPERTY + "=" + requested
-                        + " is not one of native, vector, scalar, auto"), notes, true);
-            }
-        }
-    }
-
-    private static Backend selectAndLog() {
-        Choice c = choose(System.getProperty(PATH_PROPERTY), Kernels::attemptNative, Kernels::attemptVector);
-        StringBuilder line = new StringBuilder("safetensors-jvm kernels: ").append(c.backend().describe());
-        for (String note : c.notes()) {
-            line.append("; ").append(note);
-        }
-        // The expected outcome (native, chosen by default) is DEBUG; a fallback or a forced path is
-        // INFO; a library that exists but cannot load, or a forced path that cannot run, is WARNING.
-        System.Logger.Level level = c.warn() ? System.Logger.Level.WARNING
-                : c.notes().isEmpty() ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
-        LOG.log(level, line.toString());
-        return c.backend();
-    }
-
-    static Attempt attemptNative() {
-        if (NativeLibrary.INSTANCE.isEmpty()) {
-            return Attempt.failed(NativeLibrary.FAILURE, !NativeLibrary.NOT_PACKAGED);
-        }
-        try {
-            return Attempt.ok(NativeBackend.INSTANCE);
-        } catch (Throwable t) {
-            return Attempt.failed(rootMessage(t), true);
-        }
-    }
-
-    static Attempt attemptVector() {
-        return VectorHolder.ATTEMPT;
-    }
-
-    private static final class VectorHolder {
-        static final Attempt ATTEMPT = loadVector();
-    }
-
-    /** Links {@link VectorBackend} only when its module is present, and only by name. */
-    private static Attempt loadVector() {
-        if (ModuleLayer.boot().findModule(VECTOR_MODULE).isEmpty()) {
-            return Attempt.failed("the module " + VECTOR_MODULE + " is not in the boot layer (start the JVM with"
-                    + " --add-modules=" + VECTOR_MODULE + " to use it)", false);
-        }
-        try {
-            Class<?> k = Class.forName(Kernels.class.getPackageName() + ".VectorBackend");
-            return Attempt.ok((Backend) k.getDeclaredConstructor().newInstance());
-        } catch (Throwable t) {
-            return Attempt.failed(rootMessage(t), true);
-        }
-    }
-
-    private static String rootMessage(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.toString();
-    }
-
-    /**
-     * Test hook: the backend of one path, whatever was selected.
-     *
-     * @throws IllegalStateException if that path cannot run here
-     */
-    static Backend backend(Implementation which) {
-        Attempt a = switch (which) {
-            case SCALAR -> Attempt.ok(ScalarBackend.INSTANCE);
-            case VECTOR -> attemptVector();
-            case NATIVE -> attemptNative();
-        };
-        if (a.backend() == null) {
-            throw new IllegalStateException(which + " is unavailable: " + a.problem());
-        }
-        return a.backend();
+        return PathSelection.backend();
     }
 }

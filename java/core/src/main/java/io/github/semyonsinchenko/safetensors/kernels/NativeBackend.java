@@ -38,6 +38,10 @@ final class NativeBackend extends Backend {
 
     static final MethodHandle MH_st_isa_supported =
             LIB.downcall("st_isa_supported", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle MH_st_fault_guard_active =
+            LIB.downcall("st_fault_guard_active", FunctionDescriptor.of(JAVA_INT));
+    static final MethodHandle MH_st_last_fault_address =
+            LIB.downcall("st_last_fault_address", FunctionDescriptor.of(JAVA_LONG));
     static final MethodHandle MH_st_select_isa =
             LIB.downcall("st_select_isa", FunctionDescriptor.of(JAVA_INT, ADDRESS));
 
@@ -105,7 +109,8 @@ final class NativeBackend extends Backend {
 
     @Override
     String describe() {
-        return "NATIVE (isa " + LIB.isaName() + ", libsafetensors_native " + LIB.version + ")";
+        return "NATIVE (isa " + LIB.isaName() + ", libsafetensors_native " + LIB.version
+                + (faultGuardActive() ? "" : ", no fault guard: a file truncated while mapped aborts the JVM") + ")";
     }
 
     /** 1 if the named level can run on this CPU (st_isa_supported). */
@@ -142,6 +147,39 @@ final class NativeBackend extends Backend {
         throw new IllegalStateException(t);
     }
 
+    /**
+     * ST_ERR_FAULT: the kernel's memory access faulted (a mapped file truncated under it) and the
+     * library's fault guard turned the signal into a status. {@link Kernels} turns this into a
+     * {@link io.github.semyonsinchenko.safetensors.format.MappedFileFaultException} naming the file.
+     */
+    static final class Fault extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient long address;
+
+        Fault(String call, long address) {
+            super(call + " returned ST_ERR_FAULT (address 0x" + Long.toHexString(address) + ")", null, false, false);
+            this.address = address;
+        }
+    }
+
+    /** st_last_fault_address: where this thread's last kernel fault was; read right after the call. */
+    private static long lastFaultAddress() {
+        try {
+            return (long) MH_st_last_fault_address.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** 1 if the library's SIGBUS/SIGSEGV handler is installed and still in place (st_fault_guard_active). */
+    static boolean faultGuardActive() {
+        try {
+            return (int) MH_st_fault_guard_active.invokeExact() != 0;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     /** Maps a status code of safetensors_native.h to an exception. */
     static void check(int rc, String call) {
         if (rc == 0) {
@@ -149,10 +187,14 @@ final class NativeBackend extends Backend {
         }
         throw switch (rc) {
             case 1 -> new IllegalArgumentException(call + " returned ST_ERR_NULL (a NULL pointer with a non-zero length)");
-            case 2 -> new IndexOutOfBoundsException(call + " returned ST_ERR_INDEX (a gather index outside [0, n_rows))");
+            // Kernels checked every index before the call, so the native check saw another value.
+            case 2 -> new IndexOutOfBoundsException(call + " returned ST_ERR_INDEX: a gather index was outside [0,"
+                    + " n_rows) although it was inside when checked; another thread changed the indices during the"
+                    + " gather, and rows before it may have been written");
             case 3 -> new UnsupportedOperationException(call + " returned ST_ERR_UNSUPPORTED: the native ISA level '"
                     + LIB.isaName() + "' cannot run on this CPU");
             case 4 -> new IllegalArgumentException(call + " returned ST_ERR_ARGUMENT");
+            case 5 -> new Fault(call, lastFaultAddress());
             default -> new IllegalStateException(call + " returned the unknown status " + rc);
         };
     }

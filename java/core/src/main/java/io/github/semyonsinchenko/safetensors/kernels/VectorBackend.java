@@ -72,8 +72,42 @@ final class VectorBackend extends JavaBackend {
         return "VECTOR (" + BITS + "-bit)";
     }
 
+    /** Elements per staging step for mapped memory (at most 64 KiB of 8-byte sources). */
+    private static final int STAGE_ELEMENTS = 8192;
+
+    /**
+     * Mapped memory goes through a small heap buffer: the JDK turns a fault in
+     * {@link MemorySegment#copy} (a page lost because the file was truncated) into an
+     * {@link InternalError}, which {@link Kernels} reports, but a Vector API load or store on such a
+     * page aborts the JVM (C2 does not mark vector accesses as fault-tolerant).
+     */
     @Override
     void convert(Conversion c, MemorySegment src, MemorySegment dst, long n) {
+        if (!src.isMapped() && !dst.isMapped()) {
+            convertDirect(c, src, dst, n);
+            return;
+        }
+        int sb = c.sourceBytes();
+        int tb = c.targetBytes();
+        int chunk = (int) Math.min(n, STAGE_ELEMENTS);
+        MemorySegment s = src.isMapped() ? MemorySegment.ofArray(new long[(chunk * sb + 7) / 8]) : null;
+        MemorySegment d = dst.isMapped() ? MemorySegment.ofArray(new long[(chunk * tb + 7) / 8]) : null;
+        for (long i = 0; i < n; i += chunk) {
+            long m = Math.min(chunk, n - i);
+            MemorySegment from = src.asSlice(i * sb, m * sb);
+            if (s != null) {
+                MemorySegment.copy(from, 0, s, 0, m * sb);
+                from = s;
+            }
+            MemorySegment to = d != null ? d : dst.asSlice(i * tb, m * tb);
+            convertDirect(c, from, to, m);
+            if (d != null) {
+                MemorySegment.copy(d, 0, dst, i * tb, m * tb);
+            }
+        }
+    }
+
+    private void convertDirect(Conversion c, MemorySegment src, MemorySegment dst, long n) {
         long done = switch (c) {
             case BF16_TO_F32 -> bf16ToF32(src, dst, n);
             case F32_TO_BF16_RNE -> f32ToBf16(src, dst, n, true);

@@ -94,4 +94,17 @@ class HeaderRegressionTest {
         assertArrayEquals("{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}   ".getBytes(StandardCharsets.US_ASCII),
                 headerJson(written));
     }
+
+    /** The writer's header bytes come from the layout's one serialization; callers get copies. */
+    @Test
+    void laidOutBytesAreSerializedOnceAndHandedOutAsCopies() throws SafetensorsException {
+        Header h = layout(Map.of("k", "v"), "a", "b");
+        byte[] first = h.toBytes();
+        first[Header.PREFIX_BYTES] = 'X';
+        byte[] second = h.toBytes();
+        assertEquals('{', second[Header.PREFIX_BYTES]);
+        assertEquals(Header.PREFIX_BYTES + h.headerLength(), second.length);
+        assertEquals(h.tensors(), reparse(h).tensors());
+        assertArrayEquals(second, reparse(h).toBytes(), "a parsed copy serializes to the same bytes");
+    }
 }

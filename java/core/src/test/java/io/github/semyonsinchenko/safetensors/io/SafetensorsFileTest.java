@@ -136,10 +136,15 @@ class SafetensorsFileTest {
         f.close();
         f.close();
         assertFalse(f.isOpen());
-        IllegalStateException e1 = assertThrows(IllegalStateException.class, t::data);
-        assertTrue(e1.getMessage().contains(p.toString()), e1.getMessage());
-        assertThrows(IllegalStateException.class, () -> t.getFloat(0));
-        assertThrows(IllegalStateException.class, () -> f.tensor("f32"));
+        String closed = p + " is closed";
+        for (org.junit.jupiter.api.function.Executable use : List.<org.junit.jupiter.api.function.Executable>of(
+                t::data, () -> t.getFloat(0), () -> t.getAsDouble(0), t::toFloatArray, () -> f.tensor("f32"),
+                f::tensors)) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, use);
+            assertTrue(e.getMessage().startsWith(closed), e.getMessage());
+        }
+        assertTrue(assertThrows(IllegalStateException.class, () -> t.getAsDouble(0)).getMessage()
+                .endsWith("(reading tensor \"f32\")"));
         // A segment obtained before close is invalidated by the arena: the JDK throws, nothing crashes.
         assertThrows(IllegalStateException.class, () -> held.get(ValueLayout.JAVA_BYTE, 0));
         assertEquals(8, f.header().size(), "the header stays readable after close");

@@ -15,9 +15,9 @@ record KernelPath(String name, Backend backend, String isa) {
     /** Every path this machine can run. Vector and native are required: the build provides both. */
     static List<KernelPath> all() {
         List<KernelPath> paths = new ArrayList<>();
-        paths.add(new KernelPath("java-scalar", Kernels.backend(Implementation.SCALAR), null));
-        paths.add(new KernelPath("java-vector", Kernels.backend(Implementation.VECTOR), null));
-        Backend nat = Kernels.backend(Implementation.NATIVE);
+        paths.add(new KernelPath("java-scalar", PathSelection.backend(Implementation.SCALAR), null));
+        paths.add(new KernelPath("java-vector", PathSelection.backend(Implementation.VECTOR), null));
+        Backend nat = PathSelection.backend(Implementation.NATIVE);
         for (String isa : NATIVE_ISAS) {
             if (NativeBackend.isaSupported(isa)) {
                 paths.add(new KernelPath("native-" + isa, nat, isa));

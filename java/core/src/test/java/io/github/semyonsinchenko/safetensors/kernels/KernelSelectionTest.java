@@ -13,18 +13,18 @@ import org.junit.jupiter.api.Test;
 
 /** The choice of path, tested on {@link Kernels#choose} directly with stand-in attempts. */
 class KernelSelectionTest {
-    static final Backend FAKE_NATIVE = Kernels.backend(Implementation.SCALAR); // any backend will do as a token
-    static final Backend FAKE_VECTOR = Kernels.backend(Implementation.VECTOR);
+    static final Backend FAKE_NATIVE = PathSelection.backend(Implementation.SCALAR); // any backend will do as a token
+    static final Backend FAKE_VECTOR = PathSelection.backend(Implementation.VECTOR);
 
-    static Supplier<Kernels.Attempt> ok(Backend b) {
-        return () -> Kernels.Attempt.ok(b);
+    static Supplier<PathSelection.Attempt> ok(Backend b) {
+        return () -> PathSelection.Attempt.ok(b);
     }
 
-    static Supplier<Kernels.Attempt> failed(String why, boolean serious) {
-        return () -> Kernels.Attempt.failed(why, serious);
+    static Supplier<PathSelection.Attempt> failed(String why, boolean serious) {
+        return () -> PathSelection.Attempt.failed(why, serious);
     }
 
-    static Supplier<Kernels.Attempt> mustNotRun() {
+    static Supplier<PathSelection.Attempt> mustNotRun() {
         return () -> {
             throw new AssertionError("this path must not even be tried");
         };
@@ -33,18 +33,18 @@ class KernelSelectionTest {
     @Test
     void autoPrefersNativeThenVectorThenScalar() {
         for (String auto : new String[] {null, "", "  ", "auto", "AUTO"}) {
-            Kernels.Choice c = Kernels.choose(auto, ok(FAKE_NATIVE), mustNotRun());
+            PathSelection.Choice c = PathSelection.choose(auto, ok(FAKE_NATIVE), mustNotRun());
             assertSame(FAKE_NATIVE, c.backend());
             assertTrue(c.notes().isEmpty());
             assertFalse(c.warn());
         }
-        Kernels.Choice v = Kernels.choose(null, failed("no native kernels packaged for linux-riscv64", false),
+        PathSelection.Choice v = PathSelection.choose(null, failed("no native kernels packaged for linux-riscv64", false),
                 ok(FAKE_VECTOR));
         assertSame(FAKE_VECTOR, v.backend());
         assertEquals("native kernels unavailable: no native kernels packaged for linux-riscv64", v.notes().getFirst());
         assertFalse(v.warn(), "a platform without a packaged library is not worth a warning");
 
-        Kernels.Choice s = Kernels.choose("auto", failed("native access is denied", true),
+        PathSelection.Choice s = PathSelection.choose("auto", failed("native access is denied", true),
                 failed("the module jdk.incubator.vector is not in the boot layer", false));
         assertEquals(Implementation.SCALAR, s.backend().implementation());
         assertEquals(2, s.notes().size());
@@ -53,16 +53,16 @@ class KernelSelectionTest {
 
     @Test
     void forcedPathsAreHonouredAndOthersNotTried() {
-        assertSame(FAKE_NATIVE, Kernels.choose("native", ok(FAKE_NATIVE), mustNotRun()).backend());
-        assertSame(FAKE_VECTOR, Kernels.choose(" Vector ", mustNotRun(), ok(FAKE_VECTOR)).backend());
-        Kernels.Choice s = Kernels.choose("scalar", mustNotRun(), mustNotRun());
+        assertSame(FAKE_NATIVE, PathSelection.choose("native", ok(FAKE_NATIVE), mustNotRun()).backend());
+        assertSame(FAKE_VECTOR, PathSelection.choose(" Vector ", mustNotRun(), ok(FAKE_VECTOR)).backend());
+        PathSelection.Choice s = PathSelection.choose("scalar", mustNotRun(), mustNotRun());
         assertEquals(Implementation.SCALAR, s.backend().implementation());
         assertTrue(s.notes().getFirst().contains("forced by -Dsafetensors.kernels=scalar"));
     }
 
     @Test
     void forcedButUnavailableFailsOnEveryUseWithTheReason() {
-        Kernels.Choice c = Kernels.choose("native", failed("no native kernels packaged for linux-riscv64", false),
+        PathSelection.Choice c = PathSelection.choose("native", failed("no native kernels packaged for linux-riscv64", false),
                 mustNotRun());
         assertTrue(c.warn());
         Backend b = c.backend();
@@ -76,7 +76,7 @@ class KernelSelectionTest {
         assertThrows(IllegalStateException.class, () -> Kernels.gather(b, MemorySegment.NULL, 0, MemorySegment.NULL,
                 IndexType.U32, MemorySegment.NULL));
 
-        Backend v = Kernels.choose("vector", mustNotRun(), failed("the module jdk.incubator.vector is not in the"
+        Backend v = PathSelection.choose("vector", mustNotRun(), failed("the module jdk.incubator.vector is not in the"
                 + " boot layer", false)).backend();
         e = assertThrows(IllegalStateException.class, v::implementation);
         assertTrue(e.getMessage().contains("forces the vector kernels"), e.getMessage());
@@ -85,7 +85,7 @@ class KernelSelectionTest {
 
     @Test
     void unknownValuesAreAnErrorNotASilentDefault() {
-        Backend b = Kernels.choose("avx512", mustNotRun(), mustNotRun()).backend();
+        Backend b = PathSelection.choose("avx512", mustNotRun(), mustNotRun()).backend();
         IllegalStateException e = assertThrows(IllegalStateException.class, b::implementation);
         assertEquals("-Dsafetensors.kernels=avx512 is not one of native, vector, scalar, auto", e.getMessage());
     }

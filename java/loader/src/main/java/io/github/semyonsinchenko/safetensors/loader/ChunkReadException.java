@@ -8,6 +8,8 @@ import java.util.Locale;
  * holds. None of those tensors was handed out.
  */
 public final class ChunkReadException extends IOException {
+    private static final long serialVersionUID = 1L;
+
     private final transient Chunk chunk;
 
     ChunkReadException(Chunk chunk, int attempts, Throwable cause) {

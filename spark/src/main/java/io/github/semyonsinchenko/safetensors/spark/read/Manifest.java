@@ -45,7 +45,7 @@ public record Manifest(String writeMode, LinkedHashMap<String, ColumnSpec> schem
         LinkedHashMap<String, ColumnSpec> schema = new LinkedHashMap<>();
         JsonNode s = root.path("schema");
         if (s.isObject()) {
-            Iterator<Map.Entry<String, JsonNode>> it = s.fields();
+            Iterator<Map.Entry<String, JsonNode>> it = s.properties().iterator();
             while (it.hasNext()) {
                 Map.Entry<String, JsonNode> e = it.next();
                 JsonNode shape = e.getValue().path("shape");

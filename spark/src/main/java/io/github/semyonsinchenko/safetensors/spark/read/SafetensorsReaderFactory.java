@@ -23,6 +23,7 @@ public final class SafetensorsReaderFactory implements PartitionReaderFactory {
 
     private final Broadcast<SerializableConfiguration> conf;
     private final ResolvedDataset dataset;
+    @SuppressWarnings("serial") // always a List.copyOf, which serializes
     private final List<String> wideColumns;
     private final StructType readSchema;
     private final ReadOptions options;

@@ -1,15 +1,13 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
 import io.github.semyonsinchenko.safetensors.format.Header;
+import io.github.semyonsinchenko.safetensors.format.HeaderFraming;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
-import java.io.ByteArrayInputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import org.apache.hadoop.conf.Configuration;
@@ -65,24 +63,9 @@ abstract class TensorSource implements Closeable {
         }
     }
 
-    /** Reads and validates only the header of a file through positioned reads. */
+    /** Reads and validates only the header of a file through positioned reads (core's framing). */
     static Header readHeader(FSDataInputStream in, long fileSize, String source) throws IOException {
-        byte[] prefix = new byte[Header.PREFIX_BYTES];
-        if (fileSize < Header.PREFIX_BYTES) {
-            // Let the core reader name the violation.
-            byte[] all = new byte[(int) Math.max(0, fileSize)];
-            in.readFully(0, all);
-            return Header.read(new ByteArrayInputStream(all), fileSize, source);
-        }
-        in.readFully(0, prefix);
-        long n = ByteBuffer.wrap(prefix).order(ByteOrder.LITTLE_ENDIAN).getLong();
-        if (n < 0 || n > Header.MAX_HEADER_BYTES || Header.PREFIX_BYTES + n > fileSize) {
-            // Out of range: the core reader throws the precise violation before reading on.
-            return Header.read(new ByteArrayInputStream(prefix), fileSize, source);
-        }
-        byte[] json = new byte[(int) n];
-        in.readFully(Header.PREFIX_BYTES, json);
-        return Header.parse(json, fileSize, source);
+        return HeaderFraming.read(in::readFully, fileSize, source);
     }
 
     /** A local file mapped into memory. */

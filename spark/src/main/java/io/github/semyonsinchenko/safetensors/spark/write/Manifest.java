@@ -77,7 +77,7 @@ record Manifest(String writeMode, Map<String, ColumnSchema> schema, List<Shard> 
     static Manifest fromJson(JsonNode root, String source) throws IOException {
         try {
             Map<String, ColumnSchema> schema = new LinkedHashMap<>();
-            for (var it = root.get("schema").fields(); it.hasNext(); ) {
+            for (var it = root.get("schema").properties().iterator(); it.hasNext(); ) {
                 var e = it.next();
                 JsonNode shapeNode = e.getValue().get("shape");
                 long[] shape = new long[shapeNode.size()];

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -79,7 +80,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         this.collectIndex = collectIndex;
         this.partitionId = partitionId;
         this.taskId = taskId;
-        this.attemptDir = new Path(jobStagingDir, String.format("attempt-%05d-%d", partitionId, taskId));
+        this.attemptDir = new Path(jobStagingDir, String.format(Locale.ROOT, "attempt-%05d-%d", partitionId, taskId));
         try {
             this.fs = attemptDir.getFileSystem(conf);
         } catch (IOException e) {
@@ -207,7 +208,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         for (int c = 0; c < encoders.length; c++) {
             String column = encoders[c].spec.name();
             long[] shape = withBatchDim(rows, seen[c].shape());
-            String name = String.format("%s/%06d", column, batchInShard);
+            String name = String.format(Locale.ROOT, "%s/%06d", column, batchInShard);
             pending.add(new Pending(name, Dtype.fromName(seen[c].dtype()), shape,
                     batchSlices[c].asSlice(0, rows * sampleBytes[c]), column, column));
         }
@@ -302,7 +303,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
                 byName.put(p.name(), p);
             }
         }
-        String file = String.format("part-%05d-%s.safetensors", partitionId, UUID.randomUUID());
+        String file = String.format(Locale.ROOT, "part-%05d-%s.safetensors", partitionId, UUID.randomUUID());
         if (!dirCreated) {
             if (localDir != null) {
                 Files.createDirectories(localDir);

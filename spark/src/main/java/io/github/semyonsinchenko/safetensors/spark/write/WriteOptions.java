@@ -5,6 +5,7 @@ import static io.github.semyonsinchenko.safetensors.spark.write.WriteErrors.anal
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.format.JsonErrors;
 import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
 import java.io.Serial;
 import java.io.Serializable;
@@ -61,6 +62,7 @@ final class WriteOptions implements Serializable {
 
     final String path;
     final Mode mode;
+    @SuppressWarnings("serial") // always a List.copyOf, which serializes
     final List<ColumnSpec> columns;
     final int batchSize;          // batch mode
     final Tail tail;              // batch mode
@@ -280,12 +282,12 @@ final class WriteOptions implements Serializable {
         try {
             root = new ObjectMapper().readTree(json);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw analysis("'" + SHAPES + "' is not valid JSON (" + e.getOriginalMessage() + "); expected " + allowed);
+            throw analysis("'" + SHAPES + "' is not valid JSON (" + JsonErrors.describe(e) + "); expected " + allowed);
         }
         if (root == null || !root.isObject()) {
             throw analysis("'" + SHAPES + "' is " + json + "; expected " + allowed);
         }
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.properties().iterator(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             String col = columns.stream().filter(c -> c.equalsIgnoreCase(e.getKey())).findFirst().orElse(null);
             if (col == null) {

@@ -1,0 +1,100 @@
+package io.github.semyonsinchenko.safetensors.format;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SeekableByteChannel;
+
+/**
+ * Reads a header off the front of a file: the 8-byte little-endian length N, then N bytes, then
+ * hands them to the parser. Only 8 + N bytes are ever read. The prefix and sizes are checked in one
+ * place ({@link #headerLength}) whichever input the bytes come from: a channel, a stream, or any
+ * input with positioned reads (e.g. Hadoop's {@code FSDataInputStream}).
+ */
+public final class HeaderFraming {
+    private HeaderFraming() {}
+
+    /** An input that can fill a buffer from a given position (e.g. {@code FSDataInputStream::readFully}). */
+    @FunctionalInterface
+    public interface PositionedInput {
+        /** Fills {@code buffer} with the bytes at {@code position}, or throws (e.g. EOFException). */
+        void readFully(long position, byte[] buffer) throws IOException;
+    }
+
+    /**
+     * Reads and validates only the header (8 + N bytes) of a channel positioned anywhere; the
+     * channel's size is the file size. The channel's position is left after the header.
+     */
+    public static Header read(SeekableByteChannel channel, String source) throws IOException {
+        long fileSize = channel.size();
+        channel.position(0);
+        ByteBuffer prefix = ByteBuffer.allocate(Header.PREFIX_BYTES);
+        if (readFully(channel, prefix) < Header.PREFIX_BYTES) {
+            throw truncatedPrefix("the file has only " + fileSize + " bytes", source);
+        }
+        int n = headerLength(prefix.array(), fileSize, source);
+        ByteBuffer header = ByteBuffer.allocate(n);
+        if (readFully(channel, header) < n) {
+            throw new SafetensorsException(Violation.HEADER_PAST_EOF, source, null,
+                    "the channel ended before the " + n + " header bytes");
+        }
+        return HeaderParser.parse(header.array(), fileSize, source);
+    }
+
+    /**
+     * Reads and validates only the header (8 + N bytes) from a stream; nothing past the header is
+     * consumed.
+     *
+     * @param fileSize the total size if known (enables the end-of-file rules), else -1
+     */
+    public static Header read(InputStream in, long fileSize, String source) throws IOException {
+        byte[] prefix = in.readNBytes(Header.PREFIX_BYTES);
+        if (prefix.length < Header.PREFIX_BYTES) {
+            throw truncatedPrefix("the stream has only " + prefix.length + " bytes", source);
+        }
+        int n = headerLength(prefix, fileSize, source);
+        // readNBytes grows its buffer as data arrives, so a lying N on a short stream costs little.
+        byte[] header = in.readNBytes(n);
+        if (header.length < n) {
+            throw new SafetensorsException(Violation.HEADER_PAST_EOF, source, null,
+                    "the stream ended after " + header.length + " of " + n + " header bytes");
+        }
+        return HeaderParser.parse(header, fileSize, source);
+    }
+
+    /**
+     * Reads and validates only the header with two positioned reads (prefix, then N bytes) of a file
+     * of {@code fileSize} bytes; N is checked against the size before the second read.
+     */
+    public static Header read(PositionedInput in, long fileSize, String source) throws IOException {
+        if (fileSize < Header.PREFIX_BYTES) {
+            throw truncatedPrefix("the file has only " + fileSize + " bytes", source);
+        }
+        byte[] prefix = new byte[Header.PREFIX_BYTES];
+        in.readFully(0, prefix);
+        byte[] header = new byte[headerLength(prefix, fileSize, source)];
+        in.readFully(Header.PREFIX_BYTES, header);
+        return HeaderParser.parse(header, fileSize, source);
+    }
+
+    /** The one check of the prefix: N, read unsigned, within the limit and (when known) the file. */
+    static int headerLength(byte[] prefix, long fileSize, String source) throws SafetensorsException {
+        long n = ByteBuffer.wrap(prefix).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+        HeaderRules.checkPrefix(n, fileSize, source);
+        return (int) n;
+    }
+
+    private static SafetensorsException truncatedPrefix(String detail, String source) {
+        return new SafetensorsException(Violation.HEADER_LENGTH_TRUNCATED, source, null, detail);
+    }
+
+    private static int readFully(SeekableByteChannel channel, ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            if (channel.read(buffer) < 0) {
+                break;
+            }
+        }
+        return buffer.position();
+    }
+}

@@ -1,0 +1,51 @@
+package io.github.semyonsinchenko.safetensors.io;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MappedFileTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void mapsWholeFileReadOnlyAndFailsCleanlyAfterClose() throws IOException {
+        Path p = dir.resolve("data.bin");
+        Files.write(p, new byte[] {1, 2, 3, 4, 5});
+        MappedFile file = MappedFile.open(p);
+        MemorySegment seg = file.segment();
+        assertEquals(5, file.size());
+        assertEquals(5, seg.get(ValueLayout.JAVA_BYTE, 4));
+        assertTrue(seg.isReadOnly());
+        assertThrows(IllegalArgumentException.class, () -> seg.set(ValueLayout.JAVA_BYTE, 0, (byte) 9));
+        file.close();
+        file.close(); // idempotent
+        assertFalse(file.isOpen());
+        assertThrows(IllegalStateException.class, () -> seg.get(ValueLayout.JAVA_BYTE, 0));
+        assertThrows(IllegalStateException.class, file::segment);
+    }
+
+    @Test
+    void emptyFileIsAnEmptySegment() throws IOException {
+        Path p = dir.resolve("empty.bin");
+        Files.write(p, new byte[0]);
+        try (MappedFile file = MappedFile.open(p)) {
+            assertEquals(0, file.segment().byteSize());
+        }
+    }
+
+    @Test
+    void missingFileIsAnIoError() {
+        assertThrows(NoSuchFileException.class, () -> MappedFile.open(dir.resolve("nope.bin")));
+    }
+}

@@ -1,0 +1,28 @@
+package io.github.semyonsinchenko.safetensors.sampler.db;
+
+import java.lang.foreign.MemorySegment;
+
+/** An embedding file: {@code rows} rows of 256 f16 values (little-endian bit patterns), no header. */
+public final class EmbeddingTable {
+    private final MemorySegment segment;
+    private final long rows;
+
+    EmbeddingTable(MemorySegment segment, long rows) {
+        this.segment = segment;
+        this.rows = rows;
+    }
+
+    public long rows() {
+        return rows;
+    }
+
+    /** All rows: {@code rows * 512} bytes (a trailing partial row of the column file is excluded). */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    /** Row {@code i}: 512 bytes. */
+    public MemorySegment row(long i) {
+        return segment.asSlice(i * DatabaseLayout.EMBEDDING_ROW_BYTES, DatabaseLayout.EMBEDDING_ROW_BYTES);
+    }
+}

@@ -1,0 +1,57 @@
+/*
+ * Turns a memory fault (SIGBUS, SIGSEGV) inside one of this library's kernels
+ * into the status ST_ERR_FAULT instead of a process abort. The typical cause is
+ * a file truncated by another process while the caller has it mapped: reading a
+ * page past the new end of file raises SIGBUS.
+ *
+ * How: at load, the library installs one handler for SIGBUS and SIGSEGV and
+ * keeps the handler it replaced (in a JVM: the JVM's own). A signal is taken
+ * over only when both hold:
+ *   - the faulting instruction lies in this library's executable segment, and
+ *   - the thread is inside a guarded kernel call (a thread-local pointer to the
+ *     call's jump buffer is set);
+ * the handler then jumps back to the call's entry, which returns ST_ERR_FAULT.
+ * Every other signal (a JVM's implicit null checks, safepoint polls, stack
+ * banging, a bug anywhere else) goes to the previous handler with the same
+ * arguments, so that handler sees exactly what it would have seen alone.
+ */
+#ifndef STN_FAULT_GUARD_H
+#define STN_FAULT_GUARD_H
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+
+struct stn_guard {
+    sigjmp_buf env;      /* saved without the signal mask: no syscall per call */
+    sigset_t mask;       /* the mask at the fault, restored after the jump */
+    void *fault_address; /* si_addr of the fault */
+};
+
+/* The guard of the current thread's kernel call, or NULL. */
+extern __thread struct stn_guard *stn_guard_current __attribute__((tls_model("initial-exec")));
+
+/* Restores the signal mask after a jump out of the handler and records the fault. */
+void stn_guard_landed(struct stn_guard *g);
+
+/*
+ * Runs the expression CALL (an int status) with the guard set and stores its
+ * result in RC, or ST_ERR_FAULT if it faulted. RC is assigned only after the
+ * jump target, so it needs no volatile.
+ */
+#define STN_GUARDED(RC, CALL)                                                              \
+    do {                                                                                   \
+        struct stn_guard stn_g_;                                                           \
+        if (sigsetjmp(stn_g_.env, 0) == 0) {                                               \
+            stn_guard_current = &stn_g_;                                                   \
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);                                       \
+            (RC) = (CALL);                                                                 \
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);                                       \
+            stn_guard_current = NULL;                                                      \
+        } else {                                                                           \
+            stn_guard_landed(&stn_g_);                                                     \
+            (RC) = ST_ERR_FAULT;                                                           \
+        }                                                                                  \
+    } while (0)
+
+#endif /* STN_FAULT_GUARD_H */

@@ -1,0 +1,126 @@
+package io.github.semyonsinchenko.safetensors.preprocess;
+
+import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
+import java.util.Iterator;
+
+/**
+ * Numerical and timestamp statistics folded in row order: the f64 sums are sequential, left to
+ * right, exactly as headwater's loops add them, so the result does not depend on how Spark
+ * partitioned the rows and equals headwater's to the bit. Only non-null values are fed in.
+ */
+final class OrderedStats {
+    private OrderedStats() {}
+
+    /** First pass over a numerical column: count, sum, min, max. */
+    static final class Numerical {
+        long count;
+        double sum;
+        double min = Double.MAX_VALUE;
+        double max = -Double.MAX_VALUE;
+        double varSum;
+        double mean;
+
+        void add(double[] values) {
+            for (double v : values) {
+                sum += v;
+                count++;
+                if (v < min) {
+                    min = v;
+                }
+                if (v > max) {
+                    max = v;
+                }
+            }
+        }
+
+        void endFirstPass() {
+            mean = count > 0 ? sum / count : 0.0;
+        }
+
+        void addSquares(double[] values) {
+            for (double v : values) {
+                double d = v - mean;
+                varSum += d * d;
+            }
+        }
+
+        ColumnStats.Numerical stats(long numNulls) {
+            double std = count > 1 ? Math.sqrt(varSum / (count - 1)) : 1.0;
+            return new ColumnStats.Numerical(numNulls, count > 0 ? min : 0.0, count > 0 ? max : 0.0, mean, std);
+        }
+    }
+
+    /** The same for a timestamp column (i64 µs; sums of the values cast to f64). */
+    static final class Timestamp {
+        long count;
+        double sum;
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        double varSum;
+        double mean;
+
+        void add(long[] values) {
+            for (long v : values) {
+                sum += (double) v;
+                count++;
+                if (v < min) {
+                    min = v;
+                }
+                if (v > max) {
+                    max = v;
+                }
+            }
+        }
+
+        void endFirstPass() {
+            mean = count > 0 ? sum / count : 0.0;
+        }
+
+        void addSquares(long[] values) {
+            for (long v : values) {
+                double d = (double) v - mean;
+                varSum += d * d;
+            }
+        }
+
+        ColumnStats.Timestamp stats(long numNulls) {
+            double std = count > 1 ? Math.sqrt(varSum / (count - 1)) : 1.0;
+            return new ColumnStats.Timestamp(numNulls, count > 0 ? min : 0, count > 0 ? max : 0, mean, std);
+        }
+    }
+
+    /** The global timestamp statistics: Σ of per-column sums, then one running sum of squares over all cells. */
+    static final class Global {
+        long count;
+        double sum;
+        double varSum;
+        double mean;
+
+        void addColumn(Timestamp column) {
+            sum += column.sum;
+            count += column.count;
+        }
+
+        void endFirstPass() {
+            mean = count > 0 ? sum / count : 0.0;
+        }
+
+        void addSquares(long[] values) {
+            for (long v : values) {
+                double d = (double) v - mean;
+                varSum += d * d;
+            }
+        }
+
+        double std() {
+            return count > 1 ? Math.sqrt(varSum / (count - 1)) : 1.0;
+        }
+    }
+
+    /** Feeds every chunk of an ordered iterator to {@code sink}. */
+    static <T> void forEach(Iterator<T> chunks, java.util.function.Consumer<T> sink) {
+        while (chunks.hasNext()) {
+            sink.accept(chunks.next());
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package io.github.semyonsinchenko.safetensors.preprocess;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Comparator;
+
+/** UTF-8 rules of the vocabularies: byte-order comparison and the cut on a character boundary. */
+public final class Utf8 {
+    private Utf8() {}
+
+    /** Vocabulary strings longer than this many UTF-8 bytes are cut (headwater's ~512-token budget). */
+    public static final int MAX_VOCAB_BYTES = 2048;
+
+    /** Orders strings by their UTF-8 bytes (Rust's {@code String} order), not Java's UTF-16 order. */
+    public static final Comparator<String> BYTE_ORDER =
+            (a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+
+    /** {@code s} cut to at most {@code limit} UTF-8 bytes, at the last character boundary that fits. */
+    public static String truncate(String s, int limit) {
+        if (s.length() * 3L <= limit) {
+            return s; // cannot exceed the limit: at most 3 bytes per UTF-16 unit
+        }
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length <= limit) {
+            return s;
+        }
+        int end = limit;
+        while (end > 0 && (bytes[end] & 0xC0) == 0x80) {
+            end--; // a continuation byte: the character started earlier
+        }
+        return new String(bytes, 0, end, StandardCharsets.UTF_8);
+    }
+
+    /** Number of UTF-8 bytes of {@code s}. */
+    public static int byteLength(String s) {
+        return s.getBytes(StandardCharsets.UTF_8).length;
+    }
+}

@@ -1,0 +1,42 @@
+package io.github.semyonsinchenko.safetensors.preprocess;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/** headwater's tiny fixture (test resources of the sampler module, put on our class path by the pom). */
+final class Fixture {
+    private Fixture() {}
+
+    static final String DATASET = "synth-tiny";
+
+    static Path root() {
+        try {
+            Path schema = Path.of(Fixture.class.getResource("/headwater-tiny/input/metadata/synth-tiny.json").toURI());
+            return schema.getParent().getParent().getParent();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static Path expectedDb() {
+        return root().resolve("expected/db");
+    }
+
+    /** Copies the fixture's input into {@code dataDir} in headwater's layout (metadata/, raw/). */
+    static void copyInput(Path dataDir) throws IOException {
+        Path input = root().resolve("input");
+        try (var walk = Files.walk(input)) {
+            for (Path p : walk.toList()) {
+                Path target = dataDir.resolve(input.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Python sampler suite: the python-sampler package (JPype, zero-copy numpy batches) against the
+# Java sampler and headwater's reference batches, memory safety, lifecycle, and a JAX loop (pytest, via uv).
+# Needs java/sampler/target/safetensors-sampler-<version>-all.jar: 'mvn -B -ntp -DskipTests package'.
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/env.sh"
+cd "$ST_ROOT/tests/python_sampler"
+
+jar=$(compgen -G "$ST_ROOT/java/sampler/target/safetensors-sampler-*-all.jar" | head -n 1 || true)
+if [ -z "$jar" ]; then
+  echo "error: java/sampler/target/safetensors-sampler-<version>-all.jar is missing; build it first with" >&2
+  echo "       'mvn -B -ntp -DskipTests package' in the repository root (scripts/test.sh runs it)." >&2
+  exit 1
+fi
+export SAFETENSORS_SAMPLER_JAR="$jar"
+
+# JAX 0.11+ needs Python >= 3.12: use one from PATH, else from pyenv, else let uv look.
+if [ -z "${UV_PYTHON:-}" ]; then
+  for candidate in python3.13 python3.12 \
+      "$(pyenv root 2>/dev/null)"/versions/3.13*/bin/python3.13 "$(pyenv root 2>/dev/null)"/versions/3.12*/bin/python3.12; do
+    if "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then
+      UV_PYTHON=$(command -v "$candidate" || echo "$candidate")
+      export UV_PYTHON
+      break
+    fi
+  done
+fi
+
+# pyproject.toml pins exact versions; the lock file uv writes stays local (git-ignored).
+st_uv sync --quiet
+st_uv run --no-sync pytest -q "$@"
