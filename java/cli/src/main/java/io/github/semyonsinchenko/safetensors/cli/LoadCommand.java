@@ -8,14 +8,11 @@ import io.github.semyonsinchenko.safetensors.loader.LoaderConfig;
 import io.github.semyonsinchenko.safetensors.loader.SafetensorsLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -130,7 +127,7 @@ final class LoadCommand implements Callable<Integer> {
                         if (!seen.add(t.file() + "\u0000" + t.name())) {
                             throw new IOException(t.file() + ": tensor " + t.name() + " was handed out twice");
                         }
-                        digest += digest(t.name(), t.data());
+                        digest += t.digest();
                         bytesOut += t.byteSize();
                     }
                 }
@@ -159,17 +156,6 @@ final class LoadCommand implements Callable<Integer> {
             n = Math.multiplyExact(n, d);
         }
         return n;
-    }
-
-    /** CRC32C(name) << 32 | CRC32C(bytes); summed over tensors, so rank digests add up. */
-    static long digest(String name, MemorySegment data) {
-        CRC32C n = new CRC32C();
-        n.update(name.getBytes(StandardCharsets.UTF_8));
-        CRC32C d = new CRC32C();
-        for (long at = 0; at < data.byteSize(); at += 1 << 30) {
-            d.update(data.asSlice(at, Math.min(1 << 30, data.byteSize() - at)).asByteBuffer());
-        }
-        return (n.getValue() << 32) | d.getValue();
     }
 
     /** A live one-line progress bar on stderr: bytes, requests, MB/s. */

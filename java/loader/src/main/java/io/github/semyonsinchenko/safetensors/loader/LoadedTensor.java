@@ -2,6 +2,8 @@ package io.github.semyonsinchenko.safetensors.loader;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32C;
 
 /**
  * One tensor handed out by the loader: a read-only slice of its chunk's off-heap buffer (or, when
@@ -63,6 +65,25 @@ public final class LoadedTensor implements AutoCloseable {
 
     public long byteSize() {
         return data.byteSize();
+    }
+
+    /** {@link #digest(String, MemorySegment)} of this tensor's name and data. */
+    public long digest() {
+        return digest(name, data());
+    }
+
+    /**
+     * {@code CRC32C(UTF-8 name) << 32 | CRC32C(bytes)}: a cheap content check. Summed over tensors it
+     * does not depend on their order, so the sums of several ranks add up to a single-rank load's.
+     */
+    public static long digest(String name, MemorySegment data) {
+        CRC32C n = new CRC32C();
+        n.update(name.getBytes(StandardCharsets.UTF_8));
+        CRC32C d = new CRC32C();
+        for (long at = 0; at < data.byteSize(); at += 1 << 30) { // a ByteBuffer holds at most 2 GiB
+            d.update(data.asSlice(at, Math.min(1 << 30, data.byteSize() - at)).asByteBuffer());
+        }
+        return (n.getValue() << 32) | d.getValue();
     }
 
     /** Releases this tensor's hold on its memory; idempotent. */

@@ -2,6 +2,7 @@ package io.github.semyonsinchenko.safetensors.loader;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.kernels.Conversion;
+import io.github.semyonsinchenko.safetensors.kernels.HugePages;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -50,6 +51,8 @@ import org.apache.hadoop.fs.FSDataInputStream;
  */
 public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTensor> {
     private static final AtomicInteger POOL_IDS = new AtomicInteger();
+    /** Chunks from this size on go into transparent huge pages (where core's HugePages gets them). */
+    static final long HUGE_PAGE_MIN_BYTES = 4 * HugePages.HUGE_PAGE_BYTES;
 
     private final LoaderConfig config;
     private final List<CheckpointFile> files;
@@ -397,7 +400,8 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
             Arena a = Arena.ofShared();
             MemorySegment s;
             try {
-                s = a.allocate(Math.max(1, chunk.byteSize()), 64).asSlice(0, chunk.byteSize());
+                s = chunk.byteSize() >= HUGE_PAGE_MIN_BYTES ? HugePages.allocate(a, chunk.byteSize())
+                        : a.allocate(Math.max(1, chunk.byteSize()), 64).asSlice(0, chunk.byteSize());
             } catch (RuntimeException | Error e) {
                 a.close();
                 throw e;

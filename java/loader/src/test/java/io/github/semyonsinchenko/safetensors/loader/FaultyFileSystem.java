@@ -1,7 +1,6 @@
 package io.github.semyonsinchenko.safetensors.loader;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -60,11 +59,6 @@ public class FaultyFileSystem extends FilterFileSystem {
 
     public FaultyFileSystem() {
         super(new RawLocalFileSystem());
-    }
-
-    @Override
-    public void initialize(URI name, Configuration conf) throws IOException {
-        super.initialize(name, conf);
     }
 
     @Override

@@ -190,6 +190,26 @@ class LocalLoadTest {
     }
 
     @Test
+    void largeChunksLiveInHugePageAlignedMemory() throws Exception {
+        List<Path> files = TestCheckpoints.write(tmp.resolve("ckpt"), 1, 8, 2_000_000, 14);
+        Map<String, byte[]> reference = TestCheckpoints.reference(files);
+        try (SafetensorsLoader loader = SafetensorsLoader.open(config().chunkBytes(64 << 20).build(),
+                uri(files.get(0)))) {
+            Chunk only = loader.plan().chunks().getFirst();
+            assertEquals(1, loader.plan().chunks().size());
+            assertTrue(only.byteSize() >= SafetensorsLoader.HUGE_PAGE_MIN_BYTES, only.byteSize() + " bytes");
+            LoadedTensor first = loader.next();
+            if (!io.github.semyonsinchenko.safetensors.kernels.HugePages.status().startsWith("unavailable")) {
+                assertEquals(0, first.data().address() % io.github.semyonsinchenko.safetensors.kernels.HugePages.HUGE_PAGE_BYTES,
+                        "the chunk starts on a huge page");
+            }
+            assertTrue(java.util.Arrays.equals(reference.get(first.name()), first.data().toArray(ValueLayout.JAVA_BYTE)));
+            first.close();
+            assertEquals(7, TestCheckpoints.loadAndCheck(loader, reference).size());
+        }
+    }
+
+    @Test
     void tensorsHeldPastCloseFailCleanly() throws Exception {
         List<Path> files = TestCheckpoints.write(tmp.resolve("ckpt"), 1, 20, 3000, 7);
         SafetensorsLoader loader = SafetensorsLoader.open(config().build(), uri(files.get(0)));

@@ -15,11 +15,11 @@ import org.apache.hadoop.conf.Configuration;
 /**
  * A real S3 endpoint on loopback: s3proxy (filesystem backend) as a child process. Its jar bundles
  * an unshaded AWS SDK, so it never joins the test class path; Maven copies it to the path in the
- * {@code s3proxy.jar} system property.
+ * {@code s3proxy.jar} system property. Public for the loader benchmark ({@code bench/loader}).
  */
-final class S3ProxyServer implements AutoCloseable {
-    static final String ACCESS_KEY = "loader-test";
-    static final String SECRET_KEY = "loader-test-secret";
+public final class S3ProxyServer implements AutoCloseable {
+    public static final String ACCESS_KEY = "loader-test";
+    public static final String SECRET_KEY = "loader-test-secret";
 
     private final Process process;
     private final int port;
@@ -36,7 +36,7 @@ final class S3ProxyServer implements AutoCloseable {
      *
      * @param extra more s3proxy properties, e.g. {@code s3proxy.latency-blobstore.*.latency}
      */
-    static S3ProxyServer start(Path baseDir, List<String> buckets, Map<String, String> extra) throws Exception {
+    public static S3ProxyServer start(Path baseDir, List<String> buckets, Map<String, String> extra) throws Exception {
         String jar = System.getProperty("s3proxy.jar");
         if (jar == null || !Files.isRegularFile(Path.of(jar))) {
             throw new IllegalStateException("s3proxy jar not found at " + jar
@@ -82,12 +82,12 @@ final class S3ProxyServer implements AutoCloseable {
         }
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
     /** The S3A settings that work against it: classic stream (one GET per range), path style, no TLS. */
-    Map<String, String> s3aSettings() {
+    public Map<String, String> s3aSettings() {
         return Map.of(
                 "fs.s3a.endpoint", "http://127.0.0.1:" + port,
                 "fs.s3a.endpoint.region", "us-east-1",
@@ -99,7 +99,7 @@ final class S3ProxyServer implements AutoCloseable {
                 "fs.s3a.input.stream.type", "classic");
     }
 
-    Configuration s3aConf() {
+    public Configuration s3aConf() {
         Configuration conf = new Configuration();
         s3aSettings().forEach(conf::set);
         return conf;
