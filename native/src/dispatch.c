@@ -117,6 +117,17 @@ ST_API int st_select_isa(const char *name)
 
 /* ---- element-wise conversions ---- */
 
+/* Large kernels may end with non-temporal stores (gather_impl.h,
+   kernels_avx512.c); order them before the caller's next stores, whatever way
+   the call returned. */
+static inline void stn_store_fence(void)
+{
+#if defined(STN_X86)
+    __builtin_ia32_sfence();
+#endif
+}
+
+
 /* Even n == 0 goes through the table, so the "unsupported" level says so. */
 #define CONVERT(NAME, DST_T, SRC_T)                                                        \
     ST_API int st_##NAME(DST_T *dst, const SRC_T *src, size_t n)                           \
@@ -125,6 +136,7 @@ ST_API int st_select_isa(const char *name)
             return ST_ERR_NULL;                                                            \
         int rc;                                                                            \
         STN_GUARDED(rc, active()->NAME(dst, src, n));                                      \
+        stn_store_fence();                                                                 \
         return rc;                                                                         \
     }
 CONVERT(bf16_to_f32, float, uint16_t)
@@ -189,15 +201,6 @@ static int gather_convert_args(const void *dst, const void *table, size_t n_rows
     if (rc == ST_OK && n_idx > SIZE_MAX / (row_elems * sizeof(float)))
         rc = ST_ERR_ARGUMENT;
     return rc;
-}
-
-/* Gathers may end with non-temporal stores (gather_impl.h); order them before
-   the caller's next stores, whatever way the call returned. */
-static inline void stn_store_fence(void)
-{
-#if defined(STN_X86)
-    __builtin_ia32_sfence();
-#endif
 }
 
 /* The checks that read caller memory (indices) and the copy, under one guard. */
