@@ -99,9 +99,13 @@ static int install_one(int sig)
         return 0;
     memset(&act, 0, sizeof act);
     act.sa_sigaction = on_fault;
-    /* Block what the previous handler blocks, so passing on changes nothing. */
+    /* The previous handler's mask and flags (its stack included), so that passing
+       a signal on changes nothing it can see; never one-shot. A default
+       disposition gets SA_ONSTACK, so a fault from a stack overflow can still be
+       delivered where the thread has an alternate stack. */
     act.sa_mask = old.sa_mask;
-    act.sa_flags = SA_SIGINFO | SA_ONSTACK | (old.sa_flags & SA_RESTART);
+    int dfl = !(old.sa_flags & SA_SIGINFO) && (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN);
+    act.sa_flags = (old.sa_flags & ~SA_RESETHAND) | SA_SIGINFO | (dfl ? SA_ONSTACK : 0);
     *previous_for(sig) = old;
     return sigaction(sig, &act, NULL) == 0;
 }
