@@ -117,16 +117,6 @@ ST_API int st_select_isa(const char *name)
 
 /* ---- element-wise conversions ---- */
 
-/* Large kernels may end with non-temporal stores (gather_impl.h,
-   kernels_avx512.c); order them before the caller's next stores, whatever way
-   the call returned. */
-static inline void stn_store_fence(void)
-{
-#if defined(STN_X86)
-    __builtin_ia32_sfence();
-#endif
-}
-
 
 /* Even n == 0 goes through the table, so the "unsupported" level says so. */
 #define CONVERT(NAME, DST_T, SRC_T)                                                        \
@@ -136,7 +126,6 @@ static inline void stn_store_fence(void)
             return ST_ERR_NULL;                                                            \
         int rc;                                                                            \
         STN_GUARDED(rc, active()->NAME(dst, src, n));                                      \
-        stn_store_fence();                                                                 \
         return rc;                                                                         \
     }
 CONVERT(bf16_to_f32, float, uint16_t)
@@ -227,7 +216,6 @@ static int gather_convert_args(const void *dst, const void *table, size_t n_rows
         }                                                                                  \
         int rc;                                                                            \
         STN_GUARDED(rc, NAME##_body(active(), dst, table, n_rows, row, idx, n_idx));       \
-        stn_store_fence();                                                                 \
         return rc;                                                                         \
     }
 GATHER(gather_u32, void, void, uint32_t, gather_args, indices_ok_u32)

@@ -9,6 +9,7 @@
 #include <ucontext.h>
 
 #include "kernels_internal.h"
+#include "store_fence.h"
 
 __thread struct stn_guard *stn_guard_current __attribute__((tls_model("initial-exec")));
 static __thread void *last_fault __attribute__((tls_model("initial-exec")));
@@ -126,6 +127,7 @@ void stn_guard_install(void)
 
 void stn_guard_landed(struct stn_guard *g)
 {
+    stn_store_fence(); /* the kernel may have been streaming when it faulted */
     pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
     last_fault = g->fault_address;
 }

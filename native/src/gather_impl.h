@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "safetensors_native.h"
+#include "store_fence.h"
 
 #define STN_INLINE static inline __attribute__((always_inline))
 
@@ -117,7 +118,8 @@ STN_INLINE void stn_copy_row(unsigned char *d, const unsigned char *s, size_t rb
 /*
  * Large outputs with whole 32-byte rows at an aligned destination: the ISA file
  * may define STN_STREAM32(dst, src) (a non-temporal 32-byte store of a 32-byte
- * load; dispatch.c fences after every gather, error returns included). Streaming stores skip reading each destination
+ * load; the streaming gather fences before it returns, error returns included).
+ * Streaming stores skip reading each destination
  * line before writing it and keep the output from evicting the table's rows
  * from the cache: a gather's output is written once and read later by others.
  */
@@ -148,6 +150,15 @@ STN_INLINE void stn_stream_row(unsigned char *d, const unsigned char *s, size_t 
         }                                                                                     \
     } while (0)
 
+#ifdef STN_STREAM32
+STN_INLINE int stn_gather_stream(unsigned char *d, const unsigned char *t, size_t n_rows, size_t rb,
+                                 const void *idx, size_t n, int wide)
+{
+    STN_GATHER_LOOP(stn_stream_row(o, s, rb));
+    return ST_OK;
+}
+#endif
+
 STN_INLINE int stn_gather_rows(void *dst, const void *table, size_t n_rows, size_t rb,
                                const void *idx, size_t n, int wide)
 {
@@ -172,8 +183,9 @@ STN_INLINE int stn_gather_rows(void *dst, const void *table, size_t n_rows, size
     } else {
 #ifdef STN_STREAM32
         if (rb % 32 == 0 && ((uintptr_t)d & 31) == 0 && n * rb >= STN_STREAM_MIN_BYTES) {
-            STN_GATHER_LOOP(stn_stream_row(o, s, rb));
-            return ST_OK;
+            int rc = stn_gather_stream(d, t, n_rows, rb, idx, n, wide);
+            stn_store_fence();
+            return rc;
         }
 #endif
         STN_GATHER_LOOP(stn_copy_row(o, s, rb));

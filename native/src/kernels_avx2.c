@@ -94,7 +94,7 @@ static int f16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t 
  * F32 -> 16-bit narrowing. Large outputs (STREAM_MIN_OUT bytes and more, at a
  * 2-byte aligned dst) are written once, so after scalar elements up to a 16-byte
  * boundary they go out with non-temporal stores, which skip reading each
- * destination line first; the caller fences (dispatch.c).
+ * destination line first, then fenced.
  */
 #define STREAM_MIN_OUT ((size_t)4 << 20)
 
@@ -105,6 +105,7 @@ static int f16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t 
             dst[i] = SCALAR(stn_load_f32_bits(src + i));                                   \
         for (; i + 8 <= n; i += 8)                                                         \
             _mm_stream_si128((__m128i *)(void *)(dst + i), EXPR8(src + i));                 \
+        stn_store_fence();                                                                 \
     }                                                                                      \
     for (; i + 8 <= n; i += 8)                                                             \
         store8_u16(dst + i, EXPR8(src + i));                                               \

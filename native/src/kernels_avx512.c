@@ -100,7 +100,7 @@ static inline __m512i bf16x16_to_f32_bits(__m256i h)
  * every destination line first. One masked step brings dst to a 32-byte
  * boundary; then two aligned streaming stores per iteration; the masked tail as
  * above. Only for a 2-byte aligned dst (any real u16 array) of STREAM_MIN_OUT
- * bytes or more; the caller fences (dispatch.c).
+ * bytes or more; it fences before returning.
  */
 #define STREAM_MIN_OUT ((size_t)4 << 20)
 
@@ -126,6 +126,7 @@ static inline __m512i bf16x16_to_f32_bits(__m256i h)
         __m512 f = _mm512_maskz_loadu_ps(m, src + i);                                      \
         _mm256_mask_storeu_epi16(dst + i, m, OP(f));                                       \
     }                                                                                      \
+    stn_store_fence();                                                                     \
     return ST_OK
 
 #define STREAMS(dst, n) ((n) * sizeof(uint16_t) >= STREAM_MIN_OUT && ((uintptr_t)(dst) & 1) == 0)
