@@ -62,7 +62,8 @@ static void on_fault(int sig, siginfo_t *info, void *ucv)
     uintptr_t pc = STN_FAULT_PC(uc);
     /* The PC test comes first: it needs no memory but two globals, so the
        signals of other code pay almost nothing before they are passed on. */
-    if (pc >= code_lo && pc < code_hi) {
+    /* si_code > 0: raised by the CPU for an access, not sent with kill/raise. */
+    if (pc >= code_lo && pc < code_hi && info->si_code > 0) {
         struct stn_guard *g = stn_guard_current;
         if (g != NULL) {
             stn_guard_current = NULL;
