@@ -181,13 +181,51 @@ static inline __m256i op_bf16_to_f16(__m256i h)
     return _mm512_cvtps_ph(_mm512_castsi512_ps(bf16x16_to_f32_bits(h)), RNE_IMM);
 }
 
+/* Widening of large arrays (STREAM_MIN_OUT bytes of output and more, at a
+   4-byte aligned dst): one masked step to a 64-byte boundary, then streaming
+   stores, as the narrowing below. */
+#define LOOP_U16_TO_F32_STREAM(OP)                                                         \
+    size_t i = 0;                                                                          \
+    size_t head = ((64 - ((uintptr_t)dst & 63)) & 63) / 4;                                 \
+    if (head != 0) {                                                                       \
+        __mmask16 m = tail_mask(head);                                                     \
+        __m256i h = _mm256_maskz_loadu_epi16(m, src);                                      \
+        _mm512_mask_storeu_ps(dst, m, OP(h));                                              \
+        i = head;                                                                          \
+    }                                                                                      \
+    for (; i + 16 <= n; i += 16)                                                           \
+        _mm512_stream_ps(dst + i, OP(_mm256_loadu_si256((const __m256i *)(src + i))));     \
+    if (i < n) {                                                                           \
+        __mmask16 m = tail_mask(n - i);                                                    \
+        __m256i h = _mm256_maskz_loadu_epi16(m, src + i);                                  \
+        _mm512_mask_storeu_ps(dst + i, m, OP(h));                                          \
+    }                                                                                      \
+    stn_store_fence();                                                                     \
+    return ST_OK
+
+#define WIDEN_STREAMS(dst, n) ((n) * sizeof(float) >= STREAM_MIN_OUT && ((uintptr_t)(dst) & 3) == 0)
+
+static int bf16_to_f32_stream(float *restrict dst, const uint16_t *restrict src, size_t n)
+{
+    LOOP_U16_TO_F32_STREAM(op_bf16_to_f32);
+}
+
+static int f16_to_f32_stream(float *restrict dst, const uint16_t *restrict src, size_t n)
+{
+    LOOP_U16_TO_F32_STREAM(f16x16_to_f32);
+}
+
 static int bf16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t n)
 {
+    if (WIDEN_STREAMS(dst, n))
+        return bf16_to_f32_stream(dst, src, n);
     LOOP_U16_TO_F32(op_bf16_to_f32);
 }
 
 static int f16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t n)
 {
+    if (WIDEN_STREAMS(dst, n))
+        return f16_to_f32_stream(dst, src, n);
     LOOP_U16_TO_F32(f16x16_to_f32);
 }
 
