@@ -68,9 +68,29 @@ static inline __m256i bf16_trunc_u32(__m256i u)
     return bf16_nan_fix(u, _mm256_srli_epi32(u, 16));
 }
 
+/* Widening of large outputs (4 MiB and more, 4-byte aligned dst): scalar
+   elements up to a 32-byte boundary, then streaming stores, then fenced. */
+#define WIDEN_STREAM_MIN_OUT ((size_t)4 << 20)
+#define WIDEN_STREAM_HEAD(SCALAR)                                                          \
+    if (n * sizeof(float) >= WIDEN_STREAM_MIN_OUT && ((uintptr_t)dst & 3) == 0) {          \
+        for (; i < n && ((uintptr_t)(dst + i) & 31) != 0; i++)                             \
+            stn_store_f32_bits(dst + i, SCALAR(src[i]));                                   \
+        for (; i + 8 <= n; i += 8)                                                         \
+            _mm256_stream_ps(dst + i, WIDEN8(src + i));                                    \
+        stn_store_fence();                                                                 \
+    }
+
+static inline __m256 bf16x8_to_f32(const uint16_t *p)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(load8_u16(p)), 16));
+}
+
 static int bf16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t n)
 {
     size_t i = 0;
+#define WIDEN8 bf16x8_to_f32
+    WIDEN_STREAM_HEAD(stn_bf16_to_f32_bits)
+#undef WIDEN8
     for (; i + 8 <= n; i += 8) {
         __m256i u = _mm256_slli_epi32(_mm256_cvtepu16_epi32(load8_u16(src + i)), 16);
         _mm256_storeu_si256((__m256i *)(dst + i), u);
@@ -80,9 +100,17 @@ static int bf16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t
     return ST_OK;
 }
 
+static inline __m256 f16x8_load_to_f32(const uint16_t *p)
+{
+    return f16x8_to_f32(load8_u16(p));
+}
+
 static int f16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t n)
 {
     size_t i = 0;
+#define WIDEN8 f16x8_load_to_f32
+    WIDEN_STREAM_HEAD(stn_f16_to_f32_bits)
+#undef WIDEN8
     for (; i + 8 <= n; i += 8)
         _mm256_storeu_ps(dst + i, f16x8_to_f32(load8_u16(src + i)));
     for (; i < n; i++)

@@ -1,7 +1,7 @@
 /*
  * Large conversions (4 MiB of output and more) take the streaming-store path on
  * the SIMD levels: F32 -> BF16/F16 narrowing (both levels) and BF16/F16 -> F32
- * widening (AVX-512). Results against the scalar oracle at several destination
+ * widening (both levels). Results against the scalar oracle at several destination
  * alignments (the path first steps dst to a vector boundary), with guard bytes
  * on both sides.
  */
