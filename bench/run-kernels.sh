@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the conversion and gather kernels and writes bench/results/kernels.md + kernels.png.
 #
-#   bench/run-kernels.sh            the measurement (about 30 minutes on 2 cores; run it on a quiet machine)
+#   bench/run-kernels.sh            the measurement (about 45 minutes on 2 cores; run it on a quiet machine)
 #   bench/run-kernels.sh --quick    a smoke run (a few minutes): proves the harness works end to end and
 #                                   writes to bench/results/smoke/ (ignored by git), never over the real results
 #
@@ -24,15 +24,23 @@ fi
 if [ "$mode" = quick ]; then
   out_dir=bench/results/smoke
   default_jmh="-wi 1 -w 300ms -i 2 -r 200ms -f 1"
+  gather_jmh="$default_jmh"
   peer_args=(--quick)
 else
   out_dir=bench/results
-  # 3 warm-up + 4 measured iterations of 1 s, one fork per parameter combination (155 forks, ~25 minutes).
+  # 3 warm-up + 4 measured iterations of 1 s, one fork per parameter combination (~25 minutes).
   # Two warm-ups are not enough for the Vector path to reach C2 on a busy machine.
   default_jmh="-wi 3 -w 1s -i 4 -r 1s -f 1"
+  # Random rows of a 1 GiB table vary with where the table and the indices land (pages, cache
+  # sets): one fork of 4 iterations gave errors up to +-50% of the mean. 3 forks of 10 iterations
+  # (~15 more minutes) bring the error under 10%, enough to tell the gather ratios apart.
+  gather_jmh="-wi 3 -w 1s -i 10 -r 1s -f 3"
   peer_args=()
 fi
 jmh_args="${JMH_ARGS:-$default_jmh} -bm avgt -tu ns -prof gc"
+gather_args="${JMH_ARGS:-$gather_jmh} -bm avgt -tu ns -prof gc"
+gather_regex='Gather(Thp)?Bench'
+
 raw="$out_dir/raw"
 mkdir -p "$raw"
 log="$raw/build.log"
@@ -56,13 +64,29 @@ java "${java_flags[@]}" -cp "$jar" io.github.semyonsinchenko.safetensors.bench.B
   >"$raw/java.json" 2>"$raw/java.log"
 echo "    $(grep -o '"default_path_description": "[^"]*"' "$raw/java.json"); Java $(java -version 2>&1 | head -n 1)"
 
-echo "==> [4/6] JMH: $jmh_args $*"
-# shellcheck disable=SC2086 # jmh_args is a list of words on purpose
-if ! java --sun-misc-unsafe-memory-access=allow -jar "$jar" $jmh_args -rf json -rff "$raw/jmh.json" "$@" 2>&1 \
-    | tee "$raw/jmh.log"; then
-  echo "error: JMH failed (its output is above and in $raw/jmh.log). If it could not take its lock, another" >&2
-  echo "       JMH run is going on on this machine: wait for it, the numbers would be skewed anyway." >&2
-  exit 1
+# One JMH run; its JSON into $1, the rest of the arguments to JMH.
+jmh() {
+  local json=$1
+  shift
+  # shellcheck disable=SC2068 # the arguments are lists of words on purpose
+  if ! java --sun-misc-unsafe-memory-access=allow -jar "$jar" $@ -rf json -rff "$json" 2>&1 | tee -a "$raw/jmh.log"; then
+    echo "error: JMH failed (its output is above and in $raw/jmh.log). If it could not take its lock, another" >&2
+    echo "       JMH run is going on on this machine: wait for it, the numbers would be skewed anyway." >&2
+    exit 1
+  fi
+}
+: >"$raw/jmh.log"
+if [ $# -gt 0 ]; then
+  echo "==> [4/6] JMH: $jmh_args $*"
+  jmh "$raw/jmh.json" $jmh_args "$@"
+else
+  # The gathers in a run of their own, with more forks and iterations (see gather_jmh above).
+  echo "==> [4/6] JMH: $jmh_args -e $gather_regex; then $gather_args $gather_regex"
+  jmh "$raw/jmh-main.json" $jmh_args -e "$gather_regex"
+  jmh "$raw/jmh-gather.json" $gather_args "$gather_regex"
+  python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])) + json.load(open(sys.argv[2])), open(sys.argv[3], "w"), indent=1)' \
+    "$raw/jmh-main.json" "$raw/jmh-gather.json" "$raw/jmh.json"
+  rm "$raw/jmh-main.json" "$raw/jmh-gather.json"
 fi
 
 echo "==> [5/6] numpy / ml_dtypes peer timings"
@@ -71,7 +95,7 @@ st_uv run -q --project bench/python python bench/python/kernels_peer.py "${peer_
 ended=$(stamp)
 extra="$*"
 cat >"$raw/run.json" <<EOF
-{"mode": "$mode", "started": "$started", "ended": "$ended", "jmh_args": "$jmh_args ${extra//[\"\\]/}",
+{"mode": "$mode", "started": "$started", "ended": "$ended", "jmh_args": "$jmh_args ${extra//[\"\\]/}; gathers: $gather_args",
  "loadavg_end": ["$(cut -d' ' -f1 /proc/loadavg)", "$(cut -d' ' -f2 /proc/loadavg)", "$(cut -d' ' -f3 /proc/loadavg)"]}
 EOF
 

@@ -117,6 +117,7 @@ ST_API int st_select_isa(const char *name)
 
 /* ---- element-wise conversions ---- */
 
+
 /* Even n == 0 goes through the table, so the "unsupported" level says so. */
 #define CONVERT(NAME, DST_T, SRC_T)                                                        \
     ST_API int st_##NAME(DST_T *dst, const SRC_T *src, size_t n)                           \
@@ -191,15 +192,6 @@ static int gather_convert_args(const void *dst, const void *table, size_t n_rows
     return rc;
 }
 
-/* Gathers may end with non-temporal stores (gather_impl.h); order them before
-   the caller's next stores, whatever way the call returned. */
-static inline void stn_store_fence(void)
-{
-#if defined(STN_X86)
-    __builtin_ia32_sfence();
-#endif
-}
-
 /* The checks that read caller memory (indices) and the copy, under one guard. */
 #define GATHER_BODY(NAME, DST_T, TAB_T, IDX_T, INDICES_OK)                                  \
     static int NAME##_body(const struct stn_kernels *k, DST_T *dst, const TAB_T *table,     \
@@ -224,7 +216,6 @@ static inline void stn_store_fence(void)
         }                                                                                  \
         int rc;                                                                            \
         STN_GUARDED(rc, NAME##_body(active(), dst, table, n_rows, row, idx, n_idx));       \
-        stn_store_fence();                                                                 \
         return rc;                                                                         \
     }
 GATHER(gather_u32, void, void, uint32_t, gather_args, indices_ok_u32)

@@ -9,6 +9,7 @@
 #include <ucontext.h>
 
 #include "kernels_internal.h"
+#include "store_fence.h"
 
 __thread struct stn_guard *stn_guard_current __attribute__((tls_model("initial-exec")));
 static __thread void *last_fault __attribute__((tls_model("initial-exec")));
@@ -61,7 +62,8 @@ static void on_fault(int sig, siginfo_t *info, void *ucv)
     uintptr_t pc = STN_FAULT_PC(uc);
     /* The PC test comes first: it needs no memory but two globals, so the
        signals of other code pay almost nothing before they are passed on. */
-    if (pc >= code_lo && pc < code_hi) {
+    /* si_code > 0: raised by the CPU for an access, not sent with kill/raise. */
+    if (pc >= code_lo && pc < code_hi && info->si_code > 0) {
         struct stn_guard *g = stn_guard_current;
         if (g != NULL) {
             stn_guard_current = NULL;
@@ -99,9 +101,13 @@ static int install_one(int sig)
         return 0;
     memset(&act, 0, sizeof act);
     act.sa_sigaction = on_fault;
-    /* Block what the previous handler blocks, so passing on changes nothing. */
+    /* The previous handler's mask and flags (its stack included), so that passing
+       a signal on changes nothing it can see; never one-shot. A default
+       disposition gets SA_ONSTACK, so a fault from a stack overflow can still be
+       delivered where the thread has an alternate stack. */
     act.sa_mask = old.sa_mask;
-    act.sa_flags = SA_SIGINFO | SA_ONSTACK | (old.sa_flags & SA_RESTART);
+    int dfl = !(old.sa_flags & SA_SIGINFO) && (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN);
+    act.sa_flags = (old.sa_flags & ~SA_RESETHAND) | SA_SIGINFO | (dfl ? SA_ONSTACK : 0);
     *previous_for(sig) = old;
     return sigaction(sig, &act, NULL) == 0;
 }
@@ -122,6 +128,7 @@ void stn_guard_install(void)
 
 void stn_guard_landed(struct stn_guard *g)
 {
+    stn_store_fence(); /* the kernel may have been streaming when it faulted */
     pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
     last_fault = g->fault_address;
 }

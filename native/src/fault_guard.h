@@ -6,7 +6,8 @@
  *
  * How: at load, the library installs one handler for SIGBUS and SIGSEGV and
  * keeps the handler it replaced (in a JVM: the JVM's own). A signal is taken
- * over only when both hold:
+ * over only when all hold:
+ *   - it was raised by a memory access (si_code > 0), not sent by kill/raise,
  *   - the faulting instruction lies in this library's executable segment, and
  *   - the thread is inside a guarded kernel call (a thread-local pointer to the
  *     call's jump buffer is set);

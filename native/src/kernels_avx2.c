@@ -68,9 +68,29 @@ static inline __m256i bf16_trunc_u32(__m256i u)
     return bf16_nan_fix(u, _mm256_srli_epi32(u, 16));
 }
 
+/* Widening of large outputs (4 MiB and more, 4-byte aligned dst): scalar
+   elements up to a 32-byte boundary, then streaming stores, then fenced. */
+#define WIDEN_STREAM_MIN_OUT ((size_t)4 << 20)
+#define WIDEN_STREAM_HEAD(SCALAR)                                                          \
+    if (n * sizeof(float) >= WIDEN_STREAM_MIN_OUT && ((uintptr_t)dst & 3) == 0) {          \
+        for (; i < n && ((uintptr_t)(dst + i) & 31) != 0; i++)                             \
+            stn_store_f32_bits(dst + i, SCALAR(src[i]));                                   \
+        for (; i + 8 <= n; i += 8)                                                         \
+            _mm256_stream_ps(dst + i, WIDEN8(src + i));                                    \
+        stn_store_fence();                                                                 \
+    }
+
+static inline __m256 bf16x8_to_f32(const uint16_t *p)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(load8_u16(p)), 16));
+}
+
 static int bf16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t n)
 {
     size_t i = 0;
+#define WIDEN8 bf16x8_to_f32
+    WIDEN_STREAM_HEAD(stn_bf16_to_f32_bits)
+#undef WIDEN8
     for (; i + 8 <= n; i += 8) {
         __m256i u = _mm256_slli_epi32(_mm256_cvtepu16_epi32(load8_u16(src + i)), 16);
         _mm256_storeu_si256((__m256i *)(dst + i), u);
@@ -80,9 +100,17 @@ static int bf16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t
     return ST_OK;
 }
 
+static inline __m256 f16x8_load_to_f32(const uint16_t *p)
+{
+    return f16x8_to_f32(load8_u16(p));
+}
+
 static int f16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t n)
 {
     size_t i = 0;
+#define WIDEN8 f16x8_load_to_f32
+    WIDEN_STREAM_HEAD(stn_f16_to_f32_bits)
+#undef WIDEN8
     for (; i + 8 <= n; i += 8)
         _mm256_storeu_ps(dst + i, f16x8_to_f32(load8_u16(src + i)));
     for (; i < n; i++)
@@ -90,50 +118,69 @@ static int f16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t 
     return ST_OK;
 }
 
-static int f32_to_bf16_rne(uint16_t *restrict dst, const float *restrict src, size_t n)
+/*
+ * F32 -> 16-bit narrowing. Large outputs (STREAM_MIN_OUT bytes and more, at a
+ * 2-byte aligned dst) are written once, so after scalar elements up to a 16-byte
+ * boundary they go out with non-temporal stores, which skip reading each
+ * destination line first, then fenced.
+ */
+#define STREAM_MIN_OUT ((size_t)4 << 20)
+
+#define NARROW_LOOP(EXPR8, SCALAR)                                                         \
+    size_t i = 0;                                                                          \
+    if (n * sizeof(uint16_t) >= STREAM_MIN_OUT && ((uintptr_t)dst & 1) == 0) {             \
+        for (; i < n && ((uintptr_t)(dst + i) & 15) != 0; i++)                             \
+            dst[i] = SCALAR(stn_load_f32_bits(src + i));                                   \
+        for (; i + 8 <= n; i += 8)                                                         \
+            _mm_stream_si128((__m128i *)(void *)(dst + i), EXPR8(src + i));                 \
+        stn_store_fence();                                                                 \
+    }                                                                                      \
+    for (; i + 8 <= n; i += 8)                                                             \
+        store8_u16(dst + i, EXPR8(src + i));                                               \
+    for (; i < n; i++)                                                                     \
+        dst[i] = SCALAR(stn_load_f32_bits(src + i));                                       \
+    return ST_OK
+
+static inline __m128i bf16_rne8(const float *p)
 {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i u = _mm256_loadu_si256((const __m256i *)(src + i));
-        store8_u16(dst + i, narrow_u32(bf16_rne_u32(u)));
-    }
-    for (; i < n; i++)
-        dst[i] = stn_f32_to_bf16_rne_bits(stn_load_f32_bits(src + i));
-    return ST_OK;
+    return narrow_u32(bf16_rne_u32(_mm256_loadu_si256((const __m256i *)(const void *)p)));
 }
 
-static int f32_to_bf16_trunc(uint16_t *restrict dst, const float *restrict src, size_t n)
+static inline __m128i bf16_trunc8(const float *p)
 {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i u = _mm256_loadu_si256((const __m256i *)(src + i));
-        store8_u16(dst + i, narrow_u32(bf16_trunc_u32(u)));
-    }
-    for (; i < n; i++)
-        dst[i] = stn_f32_to_bf16_trunc_bits(stn_load_f32_bits(src + i));
-    return ST_OK;
+    return narrow_u32(bf16_trunc_u32(_mm256_loadu_si256((const __m256i *)(const void *)p)));
 }
 
 /* vcvtps2ph already gives NaN -> sign|0x7E00|mant>>13 and IEEE rounding of
    subnormal results (the tests compare it with the scalar oracle). */
+static inline __m128i f16_rne8(const float *p)
+{
+    return _mm256_cvtps_ph(_mm256_loadu_ps(p), RNE_IMM);
+}
+
+static inline __m128i f16_trunc8(const float *p)
+{
+    return _mm256_cvtps_ph(_mm256_loadu_ps(p), TRUNC_IMM);
+}
+
+static int f32_to_bf16_rne(uint16_t *restrict dst, const float *restrict src, size_t n)
+{
+    NARROW_LOOP(bf16_rne8, stn_f32_to_bf16_rne_bits);
+}
+
+static int f32_to_bf16_trunc(uint16_t *restrict dst, const float *restrict src, size_t n)
+{
+    NARROW_LOOP(bf16_trunc8, stn_f32_to_bf16_trunc_bits);
+}
+
 static int f32_to_f16_rne(uint16_t *restrict dst, const float *restrict src, size_t n)
 {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        store8_u16(dst + i, _mm256_cvtps_ph(_mm256_loadu_ps(src + i), RNE_IMM));
-    for (; i < n; i++)
-        dst[i] = stn_f32_to_f16_rne_bits(stn_load_f32_bits(src + i));
-    return ST_OK;
+    NARROW_LOOP(f16_rne8, stn_f32_to_f16_rne_bits);
 }
 
 static int f32_to_f16_trunc(uint16_t *restrict dst, const float *restrict src, size_t n)
 {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        store8_u16(dst + i, _mm256_cvtps_ph(_mm256_loadu_ps(src + i), TRUNC_IMM));
-    for (; i < n; i++)
-        dst[i] = stn_f32_to_f16_trunc_bits(stn_load_f32_bits(src + i));
-    return ST_OK;
+    NARROW_LOOP(f16_trunc8, stn_f32_to_f16_trunc_bits);
 }
 
 /* F16 -> F32 is exact, so the SNaN quieting does not matter: BF16 NaNs are canonical. */

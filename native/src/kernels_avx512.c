@@ -94,6 +94,43 @@ static inline __m512i bf16x16_to_f32_bits(__m256i h)
     }                                                                                      \
     return ST_OK
 
+/*
+ * Narrowing F32 -> 16-bit of large arrays: the output (half the input) is
+ * written once, so it goes out with non-temporal stores, which skip reading
+ * every destination line first. One masked step brings dst to a 32-byte
+ * boundary; then two aligned streaming stores per iteration; the masked tail as
+ * above. Only for a 2-byte aligned dst (any real u16 array) of STREAM_MIN_OUT
+ * bytes or more; it fences before returning.
+ */
+#define STREAM_MIN_OUT ((size_t)4 << 20)
+
+#define LOOP_F32_TO_U16_STREAM(OP)                                                         \
+    size_t i = 0;                                                                          \
+    size_t head = ((32 - ((uintptr_t)dst & 31)) & 31) / 2;                                 \
+    if (head != 0) {                                                                       \
+        __mmask16 m = tail_mask(head);                                                     \
+        __m512 f = _mm512_maskz_loadu_ps(m, src);                                          \
+        _mm256_mask_storeu_epi16(dst, m, OP(f));                                           \
+        i = head;                                                                          \
+    }                                                                                      \
+    for (; i + 32 <= n; i += 32) {                                                         \
+        __m256i a = OP(_mm512_loadu_ps(src + i));                                          \
+        __m256i b = OP(_mm512_loadu_ps(src + i + 16));                                     \
+        _mm256_stream_si256((__m256i *)(void *)(dst + i), a);                               \
+        _mm256_stream_si256((__m256i *)(void *)(dst + i + 16), b);                          \
+    }                                                                                      \
+    for (; i + 16 <= n; i += 16)                                                           \
+        _mm256_storeu_si256((__m256i *)(dst + i), OP(_mm512_loadu_ps(src + i)));           \
+    if (i < n) {                                                                           \
+        __mmask16 m = tail_mask(n - i);                                                    \
+        __m512 f = _mm512_maskz_loadu_ps(m, src + i);                                      \
+        _mm256_mask_storeu_epi16(dst + i, m, OP(f));                                       \
+    }                                                                                      \
+    stn_store_fence();                                                                     \
+    return ST_OK
+
+#define STREAMS(dst, n) ((n) * sizeof(uint16_t) >= STREAM_MIN_OUT && ((uintptr_t)(dst) & 1) == 0)
+
 #define LOOP_U16_TO_U16(OP)                                                                \
     size_t i = 0;                                                                          \
     for (; i + 16 <= n; i += 16) {                                                         \
@@ -144,33 +181,99 @@ static inline __m256i op_bf16_to_f16(__m256i h)
     return _mm512_cvtps_ph(_mm512_castsi512_ps(bf16x16_to_f32_bits(h)), RNE_IMM);
 }
 
+/* Widening of large arrays (STREAM_MIN_OUT bytes of output and more, at a
+   4-byte aligned dst): one masked step to a 64-byte boundary, then streaming
+   stores, as the narrowing below. */
+#define LOOP_U16_TO_F32_STREAM(OP)                                                         \
+    size_t i = 0;                                                                          \
+    size_t head = ((64 - ((uintptr_t)dst & 63)) & 63) / 4;                                 \
+    if (head != 0) {                                                                       \
+        __mmask16 m = tail_mask(head);                                                     \
+        __m256i h = _mm256_maskz_loadu_epi16(m, src);                                      \
+        _mm512_mask_storeu_ps(dst, m, OP(h));                                              \
+        i = head;                                                                          \
+    }                                                                                      \
+    for (; i + 16 <= n; i += 16)                                                           \
+        _mm512_stream_ps(dst + i, OP(_mm256_loadu_si256((const __m256i *)(src + i))));     \
+    if (i < n) {                                                                           \
+        __mmask16 m = tail_mask(n - i);                                                    \
+        __m256i h = _mm256_maskz_loadu_epi16(m, src + i);                                  \
+        _mm512_mask_storeu_ps(dst + i, m, OP(h));                                          \
+    }                                                                                      \
+    stn_store_fence();                                                                     \
+    return ST_OK
+
+#define WIDEN_STREAMS(dst, n) ((n) * sizeof(float) >= STREAM_MIN_OUT && ((uintptr_t)(dst) & 3) == 0)
+
+static int bf16_to_f32_stream(float *restrict dst, const uint16_t *restrict src, size_t n)
+{
+    LOOP_U16_TO_F32_STREAM(op_bf16_to_f32);
+}
+
+static int f16_to_f32_stream(float *restrict dst, const uint16_t *restrict src, size_t n)
+{
+    LOOP_U16_TO_F32_STREAM(f16x16_to_f32);
+}
+
 static int bf16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t n)
 {
+    if (WIDEN_STREAMS(dst, n))
+        return bf16_to_f32_stream(dst, src, n);
     LOOP_U16_TO_F32(op_bf16_to_f32);
 }
 
 static int f16_to_f32(float *restrict dst, const uint16_t *restrict src, size_t n)
 {
+    if (WIDEN_STREAMS(dst, n))
+        return f16_to_f32_stream(dst, src, n);
     LOOP_U16_TO_F32(f16x16_to_f32);
+}
+
+static int f32_to_bf16_rne_stream(uint16_t *restrict dst, const float *restrict src, size_t n)
+{
+    LOOP_F32_TO_U16_STREAM(op_f32_to_bf16_rne);
 }
 
 static int f32_to_bf16_rne(uint16_t *restrict dst, const float *restrict src, size_t n)
 {
+    if (STREAMS(dst, n))
+        return f32_to_bf16_rne_stream(dst, src, n);
     LOOP_F32_TO_U16(op_f32_to_bf16_rne);
+}
+
+static int f32_to_bf16_trunc_stream(uint16_t *restrict dst, const float *restrict src, size_t n)
+{
+    LOOP_F32_TO_U16_STREAM(op_f32_to_bf16_trunc);
 }
 
 static int f32_to_bf16_trunc(uint16_t *restrict dst, const float *restrict src, size_t n)
 {
+    if (STREAMS(dst, n))
+        return f32_to_bf16_trunc_stream(dst, src, n);
     LOOP_F32_TO_U16(op_f32_to_bf16_trunc);
+}
+
+static int f32_to_f16_rne_stream(uint16_t *restrict dst, const float *restrict src, size_t n)
+{
+    LOOP_F32_TO_U16_STREAM(op_f32_to_f16_rne);
 }
 
 static int f32_to_f16_rne(uint16_t *restrict dst, const float *restrict src, size_t n)
 {
+    if (STREAMS(dst, n))
+        return f32_to_f16_rne_stream(dst, src, n);
     LOOP_F32_TO_U16(op_f32_to_f16_rne);
+}
+
+static int f32_to_f16_trunc_stream(uint16_t *restrict dst, const float *restrict src, size_t n)
+{
+    LOOP_F32_TO_U16_STREAM(op_f32_to_f16_trunc);
 }
 
 static int f32_to_f16_trunc(uint16_t *restrict dst, const float *restrict src, size_t n)
 {
+    if (STREAMS(dst, n))
+        return f32_to_f16_trunc_stream(dst, src, n);
     LOOP_F32_TO_U16(op_f32_to_f16_trunc);
 }
 

@@ -5,11 +5,8 @@ import io.github.semyonsinchenko.safetensors.kernels.Implementation;
 import io.github.semyonsinchenko.safetensors.kernels.IndexType;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.nio.ByteOrder;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -74,49 +71,6 @@ final class Buffers {
             case F64 -> MemorySegment.ofArray(new double[len]);
             default -> throw new IllegalArgumentException("no benchmark buffer for " + d);
         };
-    }
-
-    /**
-     * {@code bytes} of fresh anonymous memory from {@code mmap}, advised {@code MADV_HUGEPAGE}
-     * before the first touch, so that with transparent huge pages in {@code madvise} or
-     * {@code always} mode the kernel backs it with 2 MiB pages, as numpy does for every large
-     * array. Unmapped when {@code arena} closes. Linux only.
-     */
-    static MemorySegment mmapHugePages(long bytes, Arena arena) {
-        Linker linker = Linker.nativeLinker();
-        MethodHandle mmap = linker.downcallHandle(linker.defaultLookup().find("mmap").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
-                        ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
-        MethodHandle madvise = linker.downcallHandle(linker.defaultLookup().find("madvise").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
-                        ValueLayout.JAVA_INT));
-        MethodHandle munmap = linker.downcallHandle(linker.defaultLookup().find("munmap").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
-        final int protReadWrite = 0x3;
-        final int mapPrivateAnonymous = 0x02 | 0x20;
-        final int madvHugepage = 14;
-        try {
-            MemorySegment p = (MemorySegment) mmap.invokeExact(MemorySegment.NULL, bytes, protReadWrite,
-                    mapPrivateAnonymous, -1, 0L);
-            if (p.address() == -1L) {
-                throw new IllegalStateException("mmap of " + bytes + " bytes failed");
-            }
-            int rc = (int) madvise.invokeExact(p, bytes, madvHugepage);
-            if (rc != 0) {
-                throw new IllegalStateException("madvise(MADV_HUGEPAGE) failed; transparent huge pages off?");
-            }
-            return p.reinterpret(bytes, arena, seg -> {
-                try {
-                    int ignored = (int) munmap.invokeExact(seg, bytes);
-                } catch (Throwable t) {
-                    throw new IllegalStateException(t);
-                }
-            });
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
     }
 
     /** AnonHugePages of this process in kB (from /proc/self/smaps_rollup), or -1 when unknown. */

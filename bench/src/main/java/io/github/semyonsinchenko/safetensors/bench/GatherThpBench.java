@@ -2,6 +2,7 @@ package io.github.semyonsinchenko.safetensors.bench;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.kernels.Conversion;
+import io.github.semyonsinchenko.safetensors.kernels.HugePages;
 import io.github.semyonsinchenko.safetensors.kernels.IndexType;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.Arena;
@@ -22,11 +23,12 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * {@link GatherBench} on the native path with the table in transparent huge pages (memory
- * "offheap-thp"): the 1 GiB table is mmap'd and advised {@code MADV_HUGEPAGE} before it is
- * filled. numpy does exactly this for every array of 4 MiB or more on Linux, so its
- * {@code numpy.take} reads a table with 2 MiB pages, while a plain {@code Arena} allocation (or
- * the Java heap without {@code -XX:+UseTransparentHugePages}) has 4 KiB pages and a TLB miss on
- * nearly every random row. The indices and destination are ordinary off-heap memory.
+ * "offheap-thp"): the 1 GiB table comes from the library's {@link HugePages#allocate} (anonymous
+ * mmap advised {@code MADV_HUGEPAGE}), as a loader puts a table it reads at random rows. numpy
+ * does the same for every array of 4 MiB or more on Linux, so its {@code numpy.take} reads a
+ * table with 2 MiB pages, while a plain {@code Arena} allocation (or the Java heap without
+ * {@code -XX:+UseTransparentHugePages}) has 4 KiB pages and a TLB miss on nearly every random row.
+ * The indices and destination are ordinary off-heap memory.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -63,7 +65,7 @@ public class GatherThpBench {
         arena = Arena.ofShared();
         long rowBytes = GatherBench.ROW_ELEMS * 2;
         long rows = tableBytes / rowBytes;
-        table = Buffers.mmapHugePages(rows * rowBytes, arena);
+        table = HugePages.allocate(arena, rows * rowBytes);
         Buffers.fillF16Table(table, 7);
         // Evidence that the advice took: about 1 GiB here means the table is in 2 MiB pages.
         System.err.println("GatherThpBench: AnonHugePages " + Buffers.anonHugePagesKb() + " kB after filling the table");

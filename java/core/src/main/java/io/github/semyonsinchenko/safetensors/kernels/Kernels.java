@@ -41,6 +41,18 @@ import java.util.Optional;
  * one that overlaps a source, is an {@link IllegalArgumentException}. Nothing is written when a
  * check fails.
  *
+ * <h2>Concurrent changes and faults</h2>
+ *
+ * Every path loads each gather index once, checks it and uses that value, so another thread
+ * writing the indices during a call can make rows wrong but never makes a kernel read outside the
+ * table; an index it made bad is an {@link IndexOutOfBoundsException} saying so (rows before it may
+ * be written then). Memory that faults during a call, almost always a mapped file truncated by
+ * another process, is a {@link MappedFileFaultException} naming the file and the tensor when the
+ * memory is registered with {@link MappedFiles} (as {@code SafetensorsFile} does), on every path:
+ * the native library turns the fault into a status (see {@code native/README.md}), the Java paths
+ * the JDK's {@link InternalError}. The argument checks and the path selection live in
+ * {@code Arguments} and {@code PathSelection}; this class only strings them together.
+ *
  * <h2>Paths</h2>
  *
  * On first use one path is chosen for the JVM, in this order: the native library shipped in the
@@ -62,7 +74,6 @@ import java.util.Optional;
 public final class Kernels {
     /** The system property that forces a path: {@code native}, {@code vector}, {@code scalar} (or {@code auto}). */
     public static final String PATH_PROPERTY = "safetensors.kernels";
-
 
     private Kernels() {}
 

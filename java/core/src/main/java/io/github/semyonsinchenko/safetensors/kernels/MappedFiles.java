@@ -4,9 +4,13 @@ import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
 import io.github.semyonsinchenko.safetensors.format.SafetensorsException;
 import io.github.semyonsinchenko.safetensors.format.Violation;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.LongFunction;
 
@@ -20,7 +24,7 @@ import java.util.function.LongFunction;
  * in a concurrent sorted map.
  */
 public final class MappedFiles {
-    private static final Map<Long, Region> REGIONS = new ConcurrentSkipListMap<>();
+    private static final ConcurrentSkipListMap<Long, Region> REGIONS = new ConcurrentSkipListMap<>();
 
     private MappedFiles() {}
 
@@ -67,8 +71,7 @@ public final class MappedFiles {
     }
 
     private static Region regionOf(long address) {
-        var m = (ConcurrentSkipListMap<Long, Region>) REGIONS;
-        var e = m.floorEntry(address);
+        Map.Entry<Long, Region> e = REGIONS.floorEntry(address);
         return e != null && e.getValue().contains(address) ? e.getValue() : null;
     }
 
@@ -103,24 +106,30 @@ public final class MappedFiles {
         String arg = null;
         Region region = null;
         long at = address;
+        String ambiguous = null;
         if (address != 0) {
             region = regionOf(address);
             arg = argumentHolding(address, args);
         } else {
             // No address: name the argument lying in a registered mapping, if exactly one does.
+            List<String> names = new ArrayList<>();
+            Set<String> sources = new LinkedHashSet<>();
             for (int i = 0; i + 1 < args.length; i += 2) {
                 MemorySegment s = (MemorySegment) args[i + 1];
                 Region r = s.isNative() && s.byteSize() > 0 ? regionOf(s.address()) : null;
                 if (r != null) {
-                    if (region != null) {
-                        region = null;
-                        arg = null;
-                        break;
-                    }
+                    names.add((String) args[i]);
+                    sources.add(r.source());
                     region = r;
-                    arg = (String) args[i];
                     at = s.address();
                 }
+            }
+            if (names.size() > 1) {
+                region = null;
+                arg = String.join(" or ", names);
+                ambiguous = String.join(" or ", sources);
+            } else if (names.size() == 1) {
+                arg = names.get(0);
             }
         }
         String detail = String.format(Locale.ROOT, "%s faulted%s%s", call,
@@ -134,8 +143,8 @@ public final class MappedFiles {
             e = new SafetensorsException(Violation.FILE_CHANGED_WHILE_MAPPED, region.source(),
                     region.tensorAt().apply(offset), detail, cause);
         } else {
-            e = new SafetensorsException(Violation.FILE_CHANGED_WHILE_MAPPED, "memory not registered as a mapped file",
-                    null, detail, cause);
+            e = new SafetensorsException(Violation.FILE_CHANGED_WHILE_MAPPED,
+                    ambiguous != null ? ambiguous : "memory not registered as a mapped file", null, detail, cause);
         }
         return new MappedFileFaultException(e);
     }

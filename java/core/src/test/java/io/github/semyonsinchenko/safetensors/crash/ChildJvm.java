@@ -17,6 +17,17 @@ record ChildJvm(int exitCode, String output) {
     /** Runs {@code main} in {@code dir} (where a crash report would land) with {@code args}. */
     static ChildJvm run(Path dir, Class<?> main, List<String> jvmArgs, String... args)
             throws IOException, InterruptedException {
+        return run(dir, main, jvmArgs, null, args);
+    }
+
+    /** The same with {@code preload} in the child's {@code LD_PRELOAD} (e.g. the JDK's libjsig). */
+    static ChildJvm run(Path dir, Class<?> main, List<String> jvmArgs, Path preload)
+            throws IOException, InterruptedException {
+        return run(dir, main, jvmArgs, preload, new String[0]);
+    }
+
+    private static ChildJvm run(Path dir, Class<?> main, List<String> jvmArgs, Path preload, String[] args)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx512m");
@@ -31,7 +42,12 @@ record ChildJvm(int exitCode, String output) {
         cmd.addAll(List.of(args));
         File log = File.createTempFile("child-jvm", ".log");
         try {
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log).start();
+            ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(log);
+            if (preload != null) {
+                pb.environment().put("LD_PRELOAD", preload.toString());
+            }
+            Process p = pb.start();
             if (!p.waitFor(5, TimeUnit.MINUTES)) {
                 p.destroyForcibly().waitFor();
                 throw new AssertionError("the child JVM did not finish in 5 minutes: " + cmd);
