@@ -27,7 +27,7 @@ st_uv run -q --project bench/python python bench/python/open_peer.py time "$file
 echo "==> JMH: OpenBench"
 # shellcheck disable=SC2086 # a list of words on purpose
 java -jar bench/target/benchmarks.jar OpenBench -p file="$file" ${JMH_ARGS:--wi 5 -w 1s -i 5 -r 1s -f 3} \
-  -bm avgt -tu us -rf json -rff "$raw/open-jmh.json" | tee "$raw/open-jmh.log" | grep -E "^(Benchmark|OpenBench)"
+  -bm sample -tu us -rf json -rff "$raw/open-jmh.json" | tee "$raw/open-jmh.log" | grep -E "^(Benchmark|OpenBench)"
 echo "==> Python, run 2"
 st_uv run -q --project bench/python python bench/python/open_peer.py time "$file" --out "$raw/open-peer-2.json"
 

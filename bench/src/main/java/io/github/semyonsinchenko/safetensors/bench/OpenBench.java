@@ -33,7 +33,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * 10,000-tensor file like the peer's is written to a temporary directory.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
+@BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx1g"})
 public class OpenBench {

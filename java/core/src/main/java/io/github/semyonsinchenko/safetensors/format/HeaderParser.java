@@ -17,8 +17,8 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SequencedMap;
 
 /**
@@ -49,8 +49,9 @@ final class HeaderParser {
     /** N header bytes (after the prefix) to a validated header; see {@link HeaderRules} for the order. */
     static Header parse(byte[] headerBytes, long fileSize, String source) throws SafetensorsException {
         HeaderRules.checkPrefix(headerBytes.length, fileSize, source);
-        // Sized for the ~100 header bytes a tensor entry takes, so 10,000 tensors never rehash.
-        Map<String, TensorInfo> byName = HashMap.newHashMap(headerBytes.length / 64);
+        // Sized for the ~100 header bytes a tensor entry takes (10,000 tensors never rehash), capped
+        // so that a huge, mostly padded header does not reserve a huge table.
+        Map<String, TensorInfo> byName = HashMap.newHashMap(Math.min(headerBytes.length / 64, 1 << 17));
         SequencedMap<String, String> metadata = new LinkedHashMap<>();
         List<TensorInfo> tensors = parseJson(headerBytes, source, byName, metadata);
         if (!isSorted(tensors)) { // writers (ours, the reference) list tensors in offset order
