@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.SeekableByteChannel;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
@@ -42,15 +41,12 @@ public final class Header {
     /** Prefix + padded JSON as the layout serialized it; null for a header read from a file. */
     private final byte[] serialized;
 
-    Header(long headerLength, List<TensorInfo> tensorsInOffsetOrder, SequencedMap<String, String> metadata,
-           byte[] serialized) {
+    /** {@code byName} indexes exactly {@code tensorsInOffsetOrder}; both are owned by the header from now on. */
+    Header(long headerLength, List<TensorInfo> tensorsInOffsetOrder, Map<String, TensorInfo> byName,
+           SequencedMap<String, String> metadata, byte[] serialized) {
         this.headerLength = headerLength;
         this.tensors = Collections.unmodifiableList(tensorsInOffsetOrder);
-        Map<String, TensorInfo> index = HashMap.newHashMap(tensorsInOffsetOrder.size());
-        for (TensorInfo t : tensorsInOffsetOrder) {
-            index.put(t.name(), t);
-        }
-        this.byName = index;
+        this.byName = byName;
         this.metadata = Collections.unmodifiableSequencedMap(metadata);
         this.dataSize = tensorsInOffsetOrder.isEmpty() ? 0 : tensorsInOffsetOrder.getLast().end();
         this.serialized = serialized;

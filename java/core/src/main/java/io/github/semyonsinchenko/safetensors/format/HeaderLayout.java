@@ -5,12 +5,11 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
-import java.util.Set;
 
 /**
  * The writer's side: lays tensors out as the reference writer does and serializes the header once,
@@ -41,7 +40,7 @@ final class HeaderLayout {
             meta.put(e.getKey(), e.getValue());
         }
         List<TensorInfo> infos = new ArrayList<>(ordered.size());
-        Set<String> seen = HashSet.newHashSet(ordered.size());
+        Map<String, TensorInfo> byName = HashMap.newHashMap(ordered.size());
         long offset = 0;
         for (Header.Entry e : ordered) {
             if (e.name() == null || Header.METADATA_KEY.equals(e.name())) {
@@ -49,7 +48,7 @@ final class HeaderLayout {
                         "\"" + Header.METADATA_KEY + "\" and null are not tensor names");
             }
             HeaderRules.checkUnicode(e.name(), target, e.name());
-            if (!seen.add(e.name())) {
+            if (byName.containsKey(e.name())) {
                 throw new SafetensorsException(Violation.DUPLICATE_KEY, target, e.name(), "tensor added twice");
             }
             long[] shape = e.shape();
@@ -59,7 +58,9 @@ final class HeaderLayout {
                 throw new SafetensorsException(Violation.INVALID_OFFSETS, target, e.name(),
                         "the data section would exceed 2^48-1 bytes");
             }
-            infos.add(new TensorInfo(e.name(), e.dtype(), shape, offset, offset + bytes, count));
+            TensorInfo info = new TensorInfo(e.name(), e.dtype(), shape, offset, offset + bytes, count);
+            byName.put(e.name(), info);
+            infos.add(info);
             offset += bytes;
         }
         byte[] json = HeaderJson.write(meta, infos);
@@ -68,7 +69,7 @@ final class HeaderLayout {
             throw new SafetensorsException(Violation.HEADER_TOO_LARGE, target, null, "N = " + padded);
         }
         // Tensors are already in offset order: that is how they were laid out.
-        return new Header(padded, infos, meta, frame(json, padded));
+        return new Header(padded, infos, byName, meta, frame(json, padded));
     }
 
     /** 8-byte little-endian N, the JSON, then spaces up to N, so the data section starts 8-byte aligned. */

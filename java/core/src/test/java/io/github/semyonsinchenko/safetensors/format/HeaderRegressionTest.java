@@ -107,4 +107,17 @@ class HeaderRegressionTest {
         assertEquals(h.tensors(), reparse(h).tensors());
         assertArrayEquals(second, reparse(h).toBytes(), "a parsed copy serializes to the same bytes");
     }
+
+    /** The parser skips the sort when entries come in offset order; any other order must still be sorted. */
+    @Test
+    void entriesOutOfOffsetOrderAreSortedWithEmptyTensorsByName() throws SafetensorsException {
+        String json = "{\"c\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[2,4]},"
+                + "\"z\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[2,2]},"
+                + "\"b\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]},"
+                + "\"a\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[2,2]}}";
+        Header h = Header.parse(json.getBytes(StandardCharsets.UTF_8), -1, "unordered");
+        assertEquals(List.of("b", "a", "z", "c"), h.tensors().stream().map(TensorInfo::name).toList());
+        assertEquals(4, h.dataSize());
+        assertEquals("c", h.tensor("c").name());
+    }
 }
