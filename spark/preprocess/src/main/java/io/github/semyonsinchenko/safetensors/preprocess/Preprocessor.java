@@ -2,6 +2,7 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 
 import static io.github.semyonsinchenko.safetensors.preprocess.SparkColumns.ref;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.collect_set;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
@@ -188,8 +189,11 @@ public final class Preprocessor {
     private DatabaseMetadata buildAll() throws IOException {
         spark.udf().register(UTF8_CUT, (UDF1<String, String>) s -> s == null ? null : Utf8.truncate(s,
                 Utf8.MAX_VOCAB_BYTES), DataTypes.StringType);
-        stage(1, "loading " + schema.tables().size() + " tables");
+        stage(1, "loading " + schema.tables().size() + " tables, checking " + schema.tasks().size() + " task queries");
         loadTables();
+        for (InputSchema.Task task : schema.tasks()) {
+            taskQuery(task); // analysis only: a query Spark SQL cannot run fails before any heavy stage
+        }
         stage(2, "column statistics and categories");
         computeStats();
         stage(3, "vocabularies");
@@ -341,6 +345,10 @@ public final class Preprocessor {
                     aggs.add(sum(when(col("c" + j).equalTo(true), 1L).otherwise(0L)));
                     aggs.add(sum(when(col("c" + j).equalTo(false), 1L).otherwise(0L)));
                 }
+                if (s == SemanticType.CATEGORICAL) {
+                    // Categories go into metadata.json, so the driver holds them anyway.
+                    aggs.add(collect_set(col("c" + j)));
+                }
             }
             Row counts = t.df().agg(aggs.getFirst(), aggs.subList(1, aggs.size()).toArray(Column[]::new)).first();
             Dataset<Row> ordered = needsOrderedStats(t) ? ordered(statsProjection(t), t.rows()) : null;
@@ -357,7 +365,7 @@ public final class Preprocessor {
                 }
                 JavaRDD<Object[]> chunks = ordered.javaRDD().mapPartitions(new StatChunks(statTypes(t, statCols)))
                         .persist(StorageLevel.MEMORY_AND_DISK());
-                OrderedStats.forEach(chunks.toLocalIterator(), chunk -> {
+                forEachInOrder(chunks, chunk -> {
                     for (int k = 0; k < statCols.length; k++) {
                         int j = statCols[k];
                         if (nums[j] != null) {
@@ -367,16 +375,26 @@ public final class Preprocessor {
                         }
                     }
                 });
-                for (int k = 0; k < statCols.length; k++) {
-                    int j = statCols[k];
-                    final int kk = k;
+                for (int j : statCols) {
                     if (nums[j] != null) {
                         nums[j].endFirstPass();
-                        OrderedStats.forEach(chunks.map(c -> (double[]) c[kk]).toLocalIterator(), nums[j]::addSquares);
                     } else {
                         tss[j].endFirstPass();
-                        OrderedStats.forEach(chunks.map(c -> (long[]) c[kk]).toLocalIterator(), tss[j]::addSquares);
-                        tsColumns.add(new Object[] {chunks, k, tss[j]});
+                    }
+                }
+                forEachInOrder(chunks, chunk -> {
+                    for (int k = 0; k < statCols.length; k++) {
+                        int j = statCols[k];
+                        if (nums[j] != null) {
+                            nums[j].addSquares((double[]) chunk[k]);
+                        } else {
+                            tss[j].addSquares((long[]) chunk[k]);
+                        }
+                    }
+                });
+                for (int k = 0; k < statCols.length; k++) {
+                    if (tss[statCols[k]] != null) {
+                        tsColumns.add(new Object[] {chunks, k, tss[statCols[k]]});
                     }
                 }
                 chunkRdds.add(chunks);
@@ -405,8 +423,11 @@ public final class Preprocessor {
                         yield t.present()[j] ? new ColumnStats.Boolean(nulls, numTrue, numFalse)
                                 : new ColumnStats.Boolean(0, 0, 0);
                     }
-                    case CATEGORICAL -> new ColumnStats.Categorical(nulls, t.present()[j] ? categories(t.df(), "c" + j)
-                            : List.of(), 0);
+                    case CATEGORICAL -> {
+                        List<String> categories = new ArrayList<>(counts.<String>getList(a++));
+                        categories.sort(Utf8.BYTE_ORDER);
+                        yield new ColumnStats.Categorical(nulls, t.present()[j] ? categories : List.of(), 0);
+                    }
                 };
                 stats.add(s);
             }
@@ -418,7 +439,7 @@ public final class Preprocessor {
             @SuppressWarnings("unchecked")
             JavaRDD<Object[]> chunks = (JavaRDD<Object[]>) ts[0];
             int k = (Integer) ts[1];
-            OrderedStats.forEach(chunks.map(c -> (long[]) c[k]).toLocalIterator(), global::addSquares);
+            forEachInOrder(chunks.map(c -> (long[]) c[k]), global::addSquares);
         }
         globalTsMean = global.mean;
         globalTsStd = global.std();
@@ -427,6 +448,23 @@ public final class Preprocessor {
     }
 
     private final List<JavaRDD<?>> chunkRdds = new ArrayList<>();
+
+    /** Partitions fetched per job when the driver streams an ordered RDD (bounds driver memory to ~2M values). */
+    private int partitionsPerFetch() {
+        return (int) Math.max(1, Math.min(10_000, 2_000_000 / options.rowsPerPartition()));
+    }
+
+    /** Feeds an RDD's elements to {@code sink} in partition order, a bounded group of partitions per job. */
+    private <T> void forEachInOrder(JavaRDD<T> rdd, Consumer<T> sink) {
+        int n = rdd.getNumPartitions();
+        int step = partitionsPerFetch();
+        for (int from = 0; from < n; from += step) {
+            int[] ids = java.util.stream.IntStream.range(from, Math.min(n, from + step)).toArray();
+            for (List<T> part : rdd.collectPartitions(ids)) {
+                part.forEach(sink);
+            }
+        }
+    }
 
     private static boolean needsOrderedStats(Loaded t) {
         return statColumns(t).length > 0;
@@ -948,6 +986,28 @@ public final class Preprocessor {
         return q;
     }
 
+    /** The task's query as a Dataset over the raw Parquet tables (registered as temporary views while analyzing). */
+    private Dataset<Row> taskQuery(InputSchema.Task task) {
+        String where = "task '" + task.name() + "'";
+        List<String> names = schema.tables().stream().map(InputSchema.Table::name).toList();
+        for (InputSchema.Table t : schema.tables()) {
+            spark.read().parquet(rawDir.resolve(t.name() + ".parquet").toString()).createOrReplaceTempView(t.name());
+        }
+        String query = rewriteQuery(task.query(), names);
+        try {
+            return spark.sql(query); // analyzed now; the plan keeps the relations, not the view names
+        } catch (Exception e) { // ParseException, AnalysisException
+            throw new PreprocessException(String.format(Locale.ROOT, "%s: Spark SQL cannot run the query (headwater"
+                    + " runs task queries in DataFusion and the dialects differ in places, e.g. some function"
+                    + " names; here identifiers are case-sensitive and \"double quotes\" quote identifiers): %s%n"
+                    + "query: %s", where, e.getMessage(), query), e);
+        } finally {
+            for (String t : names) {
+                spark.catalog().dropTempView(t);
+            }
+        }
+    }
+
     private TaskMetadata materializeTask(InputSchema.Task task) throws IOException {
         String where = "task '" + task.name() + "'";
         int anchorIdx = schema.tableIndex(task.anchorTable());
@@ -963,24 +1023,7 @@ public final class Preprocessor {
             throw new PreprocessException(where + ": anchor table '" + task.anchorTable() + "' has no primary key"
                     + " column in its Parquet data, so seeds cannot be resolved");
         }
-        List<String> names = schema.tables().stream().map(InputSchema.Table::name).toList();
-        for (InputSchema.Table t : schema.tables()) {
-            spark.read().parquet(rawDir.resolve(t.name() + ".parquet").toString()).createOrReplaceTempView(t.name());
-        }
-        String query = rewriteQuery(task.query(), names);
-        Dataset<Row> result;
-        try {
-            result = spark.sql(query);
-        } catch (Exception e) { // ParseException, AnalysisException
-            throw new PreprocessException(String.format(Locale.ROOT, "%s: Spark SQL cannot run the query (headwater"
-                    + " runs task queries in DataFusion; the dialects differ in places, e.g. function names, and"
-                    + " identifiers here are case-sensitive with \"double quotes\" as identifiers): %s%nquery: %s",
-                    where, e.getMessage(), query), e);
-        } finally {
-            for (String t : names) {
-                spark.catalog().dropTempView(t);
-            }
-        }
+        Dataset<Row> result = taskQuery(task);
         StructType rs = result.schema();
         for (String c : new String[] {task.anchorKey(), task.targetColumn(), task.observationTimeColumn()}) {
             if (c != null && !hasField(rs, c)) {
@@ -1031,17 +1074,17 @@ public final class Preprocessor {
             case NUMERICAL -> {
                 OrderedStats.Numerical acc = new OrderedStats.Numerical();
                 JavaRDD<Object[]> chunks = targetChunks(ordered, false);
-                OrderedStats.forEach(chunks.toLocalIterator(), c -> acc.add((double[]) c[0]));
+                forEachInOrder(chunks, c -> acc.add((double[]) c[0]));
                 acc.endFirstPass();
-                OrderedStats.forEach(chunks.toLocalIterator(), c -> acc.addSquares((double[]) c[0]));
+                forEachInOrder(chunks, c -> acc.addSquares((double[]) c[0]));
                 targetStats = acc.stats(n - acc.count);
             }
             case TIMESTAMP -> {
                 OrderedStats.Timestamp acc = new OrderedStats.Timestamp();
                 JavaRDD<Object[]> chunks = targetChunks(ordered, true);
-                OrderedStats.forEach(chunks.toLocalIterator(), c -> acc.add((long[]) c[0]));
+                forEachInOrder(chunks, c -> acc.add((long[]) c[0]));
                 acc.endFirstPass();
-                OrderedStats.forEach(chunks.toLocalIterator(), c -> acc.addSquares((long[]) c[0]));
+                forEachInOrder(chunks, c -> acc.addSquares((long[]) c[0]));
                 targetStats = acc.stats(n - acc.count);
             }
             case BOOLEAN -> {
