@@ -3,14 +3,15 @@
 #   scripts/preprocess.sh --data-dir D --dataset X [--skip-embeddings] [--embedder none|http|hashed] [--master local[*]]
 # reads D/metadata/X.json and D/raw/X/<table>.parquet, writes D/processed/X/.
 #   scripts/preprocess.sh generate --data-dir D --dataset X --rows N   writes a synthetic input there.
-# Builds the module first when needed (tests skipped). Extra JVM options: PREPROCESS_JAVA_OPTS (e.g. -Xmx8g).
+# Builds the module first when it is missing or older than its sources (tests skipped). Extra JVM options: PREPROCESS_JAVA_OPTS (e.g. -Xmx8g).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ST_ROOT"
 target=spark/preprocess/target
 classpath_file=$target/preprocess.classpath
 jar=$(ls "$target"/safetensors-sampler-spark-*.jar 2>/dev/null | grep -v -- '-all.jar' | head -n 1 || true)
-if [ ! -f "$classpath_file" ] || [ -z "$jar" ]; then
+if [ ! -f "$classpath_file" ] || [ -z "$jar" ] \
+   || [ -n "$(find spark/preprocess/src/main java/sampler/src/main java/core/src/main -newer "$jar" -type f 2>/dev/null | head -n 1)" ]; then
   echo "==> building the preprocessor (JDK: $JAVA_HOME)" >&2
   mvn -B -ntp -q -pl spark/preprocess -am package -DskipTests -Dctest.skip.tests=true >&2
   jar=$(ls "$target"/safetensors-sampler-spark-*.jar | grep -v -- '-all.jar' | head -n 1)

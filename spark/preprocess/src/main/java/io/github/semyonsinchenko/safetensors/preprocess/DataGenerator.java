@@ -132,7 +132,7 @@ public final class DataGenerator {
                 when(isAnswer, 2).otherwise(1).as("PostTypeId"),
                 nullEvery(below("owner", seed, n.users()), "owner", seed, 20).as("OwnerUserId"),
                 when(isAnswer, below("parent", seed, Math.max(1, n.posts() / 2))).as("ParentId"),
-                when(isAnswer.not().and(below("acc", seed, 2).equalTo(0)), below("accid", seed, n.posts()))
+                when(org.apache.spark.sql.functions.not(isAnswer).and(below("acc", seed, 2).equalTo(0)), below("accid", seed, n.posts()))
                         .as("AcceptedAnswerId"),
                 below("score", seed, 200).minus(20).as("Score"),
                 nullEvery(words("title", seed, 3, WORDS.length), "title", seed, 4).as("Title"),
