@@ -98,7 +98,8 @@ public final class Preprocessor {
             "spark.sql.session.timeZone", "UTC",
             "spark.sql.caseSensitive", "true", // DataFusion runs with identifier normalization off
             "spark.sql.ansi.enabled", "true",
-            "spark.sql.ansi.doubleQuotedIdentifiers", "true"); // "t" is an identifier, as in DataFusion
+            "spark.sql.ansi.doubleQuotedIdentifiers", "true", // "t" is an identifier, as in DataFusion
+            "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning", "true"); // AQE may coalesce cached stages
 
     private final SparkSession spark;
     private final InputSchema schema;
@@ -194,15 +195,16 @@ public final class Preprocessor {
         for (InputSchema.Task task : schema.tasks()) {
             taskQuery(task); // analysis only: a query Spark SQL cannot run fails before any heavy stage
         }
-        stage(2, "column statistics and categories");
+        stage(2, "text vocabulary");
+        buildTextVocabulary();
+        stage(3, "column statistics, categories and the categorical vocabulary");
         computeStats();
-        stage(3, "vocabularies");
-        buildVocabularies();
+        buildCategoricalVocabulary();
         stage(4, "embeddings (" + options.embedder() + ")");
         writeEmbeddings();
         stage(5, "encoding tables");
-        for (Loaded t : tables) {
-            encodeTable(t);
+        for (int ti = 0; ti < tables.size(); ti++) {
+            encodeTable(tables.get(ti), orderedTables.get(ti));
         }
         stage(6, "graph");
         writeGraph();
@@ -313,16 +315,33 @@ public final class Preprocessor {
     }
 
     /** The table's rows in order, {@code rowsPerPartition} to a partition, cached for the stages that stream it. */
+    private int partitions(long rows) {
+        return (int) Math.max(1, Math.min(100_000, (rows + options.rowsPerPartition() - 1) / options.rowsPerPartition()));
+    }
+
     private Dataset<Row> ordered(Dataset<Row> df, long rows) {
-        int partitions = (int) Math.max(1, Math.min(100_000, (rows + options.rowsPerPartition() - 1)
-                / options.rowsPerPartition()));
-        Dataset<Row> o = df.repartitionByRange(partitions, col(ROW)).sortWithinPartitions(ROW)
+        Dataset<Row> o = df.repartitionByRange(partitions(rows), col(ROW)).sortWithinPartitions(ROW)
                 .persist(StorageLevel.MEMORY_AND_DISK());
         cached.add(o);
         return o;
     }
 
     // ---------------------------------------------------------------- stage 2: statistics
+
+    /** Per table: its rows in order with the text indices joined, cached for statistics and encoding. */
+    private final List<Dataset<Row>> orderedTables = new ArrayList<>();
+
+    private Dataset<Row> withTextIndices(Loaded t) {
+        Dataset<Row> df = t.df();
+        for (int j = 0; j < t.schema().columns().size(); j++) {
+            if (t.schema().columns().get(j).stype() == SemanticType.TEXT && t.present()[j]) {
+                // The lookup uses the uncut value against cut keys: longer values find nothing (index 0), as in headwater.
+                Dataset<Row> v = textVocab.select(col("key").as("tk" + j), col("idx").as("t" + j));
+                df = df.join(v, col("c" + j).equalTo(col("tk" + j)), "left");
+            }
+        }
+        return df;
+    }
 
     private void computeStats() {
         List<Object[]> tsColumns = new ArrayList<>(); // {Loaded, j, Timestamp accumulator} in global column order
@@ -351,11 +370,13 @@ public final class Preprocessor {
                 }
             }
             Row counts = t.df().agg(aggs.getFirst(), aggs.subList(1, aggs.size()).toArray(Column[]::new)).first();
-            Dataset<Row> ordered = needsOrderedStats(t) ? ordered(statsProjection(t), t.rows()) : null;
+            Dataset<Row> ordered = ordered(withTextIndices(t), t.rows());
+            orderedTables.add(ordered);
+            List<String> fieldNames = Arrays.asList(ordered.columns());
             OrderedStats.Numerical[] nums = new OrderedStats.Numerical[columns.size()];
             OrderedStats.Timestamp[] tss = new OrderedStats.Timestamp[columns.size()];
             int[] statCols = statColumns(t);
-            if (ordered != null) {
+            if (statCols.length > 0) {
                 for (int j : statCols) {
                     if (columns.get(j).stype() == SemanticType.NUMERICAL) {
                         nums[j] = new OrderedStats.Numerical();
@@ -363,7 +384,9 @@ public final class Preprocessor {
                         tss[j] = new OrderedStats.Timestamp();
                     }
                 }
-                JavaRDD<Object[]> chunks = ordered.javaRDD().mapPartitions(new StatChunks(statTypes(t, statCols)))
+                int[] statFields = Arrays.stream(statCols).map(j -> fieldNames.indexOf("c" + j)).toArray();
+                JavaRDD<Object[]> chunks = ordered.javaRDD().mapPartitions(new StatChunks(statTypes(t, statCols),
+                        statFields))
                         .persist(StorageLevel.MEMORY_AND_DISK());
                 forEachInOrder(chunks, chunk -> {
                     for (int k = 0; k < statCols.length; k++) {
@@ -466,10 +489,6 @@ public final class Preprocessor {
         }
     }
 
-    private static boolean needsOrderedStats(Loaded t) {
-        return statColumns(t).length > 0;
-    }
-
     /** Numerical and timestamp columns present in the Parquet data. */
     private static int[] statColumns(Loaded t) {
         List<Integer> js = new ArrayList<>();
@@ -490,17 +509,8 @@ public final class Preprocessor {
         return isTimestamp;
     }
 
-    private static Dataset<Row> statsProjection(Loaded t) {
-        List<Column> cols = new ArrayList<>();
-        cols.add(col(ROW));
-        for (int j : statColumns(t)) {
-            cols.add(col("c" + j));
-        }
-        return t.df().select(cols.toArray(Column[]::new));
-    }
-
     /** Per partition: one array per statistics column with its non-null values, in row order. */
-    private record StatChunks(boolean[] isTimestamp) implements FlatMapFunction<Iterator<Row>, Object[]> {
+    private record StatChunks(boolean[] isTimestamp, int[] fields) implements FlatMapFunction<Iterator<Row>, Object[]> {
         @Override
         public Iterator<Object[]> call(Iterator<Row> rows) {
             int k = isTimestamp.length;
@@ -516,11 +526,11 @@ public final class Preprocessor {
             while (rows.hasNext()) {
                 Row r = rows.next();
                 for (int i = 0; i < k; i++) {
-                    if (!r.isNullAt(i + 1)) {
+                    if (!r.isNullAt(fields[i])) {
                         if (isTimestamp[i]) {
-                            longs[i].add(r.getLong(i + 1));
+                            longs[i].add(r.getLong(fields[i]));
                         } else {
-                            doubles[i].add(r.getDouble(i + 1));
+                            doubles[i].add(r.getDouble(fields[i]));
                         }
                     }
                 }
@@ -577,7 +587,7 @@ public final class Preprocessor {
 
     // ---------------------------------------------------------------- stage 3: vocabularies
 
-    private void buildVocabularies() {
+    private void buildCategoricalVocabulary() {
         int ci = 0;
         for (Loaded t : tables) {
             for (InputSchema.Column c : t.schema().columns()) {
@@ -592,7 +602,11 @@ public final class Preprocessor {
                 ci++;
             }
         }
-        // Text: the first occurrence of each cut string, in column-then-row order, gets the next index.
+        info(String.format(Locale.ROOT, "%d column strings, %d categorical strings", stats.size(), catVocab.size()));
+    }
+
+    /** Text: the first occurrence of each cut string, in column-then-row order, gets the next index. */
+    private void buildTextVocabulary() {
         Dataset<Row> cells = null;
         for (Loaded t : tables) {
             for (int j = 0; j < t.schema().columns().size(); j++) {
@@ -612,16 +626,19 @@ public final class Preprocessor {
             textVocabOrdered = null;
             textVocabSize = 0;
         } else {
-            JavaRDD<String> orderedKeys = cells.groupBy("key").agg(min(struct(col("ci"), col(ROW))).as("first"))
-                    .orderBy("first").select("key").javaRDD().map(r -> r.getString(0));
+            Dataset<Row> firsts = cells.groupBy("key").agg(min(struct(col("ci"), col(ROW))).as("first"))
+                    .persist(StorageLevel.MEMORY_AND_DISK());
+            cached.add(firsts);
+            long distinct = firsts.count();
+            JavaRDD<String> orderedKeys = firsts.repartitionByRange(partitions(distinct), col("first"))
+                    .sortWithinPartitions("first").select("key").javaRDD().map(r -> r.getString(0));
             JavaRDD<Row> indexed = orderedKeys.zipWithIndex().map(p -> RowFactory.create(p._1(), p._2()));
             textVocab = spark.createDataFrame(indexed, vocabSchema).persist(StorageLevel.MEMORY_AND_DISK());
             cached.add(textVocab);
             textVocabSize = textVocab.count();
             textVocabOrdered = orderedKeys;
         }
-        info(String.format(Locale.ROOT, "%d column strings, %d categorical strings, %d text strings",
-                stats.size(), catVocab.size(), textVocabSize));
+        info(String.format(Locale.ROOT, "%d text strings", textVocabSize));
         if (textVocabSize > U32_LIMIT) {
             throw new PreprocessException(textVocabSize + " text strings exceed the format's 32-bit text index");
         }
@@ -712,17 +729,8 @@ public final class Preprocessor {
         }
     }
 
-    private void encodeTable(Loaded t) throws IOException {
+    private void encodeTable(Loaded t, Dataset<Row> ordered) throws IOException {
         List<InputSchema.Column> columns = t.schema().columns();
-        Dataset<Row> df = t.df();
-        for (int j = 0; j < columns.size(); j++) {
-            if (columns.get(j).stype() == SemanticType.TEXT && t.present()[j]) {
-                // The lookup uses the uncut value against cut keys: longer values find nothing (index 0), as in headwater.
-                Dataset<Row> v = textVocab.select(col("key").as("tk" + j), col("idx").as("t" + j));
-                df = df.join(v, col("c" + j).equalTo(col("tk" + j)), "left");
-            }
-        }
-        Dataset<Row> ordered = ordered(df, t.rows());
         List<String> fields = Arrays.asList(ordered.columns());
         ColumnPlan[] plans = new ColumnPlan[columns.size()];
         int sections = 0;
@@ -891,8 +899,7 @@ public final class Preprocessor {
         if (numEdges > U32_LIMIT) {
             throw new PreprocessException(numEdges + " FK edges exceed the format's 32-bit edge count");
         }
-        int partitions = (int) Math.max(1, Math.min(100_000, (numEdges + options.rowsPerPartition() - 1)
-                / options.rowsPerPartition()));
+        int partitions = partitions(numEdges);
         // Outgoing: by source, then target (Q9: headwater's order within a row is an unstable sort's).
         Path outDir = parts.resolve("graph-out");
         List<Parts.Info> outParts = edges.repartitionByRange(partitions, col("src"), col("dst"))
@@ -1059,10 +1066,13 @@ public final class Preprocessor {
         } else {
             observation = lit(null).cast(DataTypes.LongType);
         }
-        Dataset<Row> ordered = resolved.select(col("seq"), col("prow"), observation.as("obs"), col("target"))
-                .orderBy("seq").persist(StorageLevel.MEMORY_AND_DISK());
+        Dataset<Row> kept = resolved.select(col("seq"), col("prow"), observation.as("obs"), col("target"))
+                .persist(StorageLevel.MEMORY_AND_DISK());
+        cached.add(kept);
+        long n = kept.count();
+        Dataset<Row> ordered = kept.repartitionByRange(partitions(n), col("seq")).sortWithinPartitions("seq")
+                .persist(StorageLevel.MEMORY_AND_DISK());
         cached.add(ordered);
-        long n = ordered.count();
         if (n == 0) {
             info(task.name() + ": no seed resolves to an anchor row; skipped (as headwater, later tasks shift down)");
             return null;
@@ -1136,7 +1146,8 @@ public final class Preprocessor {
 
     private JavaRDD<Object[]> targetChunks(Dataset<Row> ordered, boolean timestamp) {
         JavaRDD<Object[]> chunks = ordered.select("seq", "target").javaRDD()
-                .mapPartitions(new StatChunks(new boolean[] {timestamp})).persist(StorageLevel.MEMORY_AND_DISK());
+                .mapPartitions(new StatChunks(new boolean[] {timestamp}, new int[] {1}))
+                .persist(StorageLevel.MEMORY_AND_DISK());
         chunkRdds.add(chunks);
         return chunks;
     }
