@@ -1,6 +1,7 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
@@ -51,10 +52,6 @@ class GeneratedDataTest {
         try (var left = Files.list(dataDir.resolve("processed"))) {
             assertEquals(1, left.count(), "no temporary directories left next to the database");
         }
-    }
-
-    private static void assertFalse(boolean b) {
-        assertTrue(!b);
     }
 
     /** Incoming lists are the exact transpose of the outgoing ones, each in ascending source order. */
