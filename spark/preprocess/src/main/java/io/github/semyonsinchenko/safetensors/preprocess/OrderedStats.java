@@ -1,7 +1,6 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
-import java.util.Iterator;
 
 /**
  * Numerical and timestamp statistics folded in row order: the f64 sums are sequential, left to
@@ -114,13 +113,6 @@ final class OrderedStats {
 
         double std() {
             return count > 1 ? Math.sqrt(varSum / (count - 1)) : 1.0;
-        }
-    }
-
-    /** Feeds every chunk of an ordered iterator to {@code sink}. */
-    static <T> void forEach(Iterator<T> chunks, java.util.function.Consumer<T> sink) {
-        while (chunks.hasNext()) {
-            sink.accept(chunks.next());
         }
     }
 }

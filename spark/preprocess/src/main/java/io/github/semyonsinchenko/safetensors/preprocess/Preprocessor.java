@@ -2,6 +2,7 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 
 import static io.github.semyonsinchenko.safetensors.preprocess.SparkColumns.ref;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.collect_set;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
@@ -97,7 +98,8 @@ public final class Preprocessor {
             "spark.sql.session.timeZone", "UTC",
             "spark.sql.caseSensitive", "true", // DataFusion runs with identifier normalization off
             "spark.sql.ansi.enabled", "true",
-            "spark.sql.ansi.doubleQuotedIdentifiers", "true"); // "t" is an identifier, as in DataFusion
+            "spark.sql.ansi.doubleQuotedIdentifiers", "true", // "t" is an identifier, as in DataFusion
+            "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning", "true"); // AQE may coalesce cached stages
 
     private final SparkSession spark;
     private final InputSchema schema;
@@ -188,17 +190,21 @@ public final class Preprocessor {
     private DatabaseMetadata buildAll() throws IOException {
         spark.udf().register(UTF8_CUT, (UDF1<String, String>) s -> s == null ? null : Utf8.truncate(s,
                 Utf8.MAX_VOCAB_BYTES), DataTypes.StringType);
-        stage(1, "loading " + schema.tables().size() + " tables");
+        stage(1, "loading " + schema.tables().size() + " tables, checking " + schema.tasks().size() + " task queries");
         loadTables();
-        stage(2, "column statistics and categories");
+        for (InputSchema.Task task : schema.tasks()) {
+            taskQuery(task); // analysis only: a query Spark SQL cannot run fails before any heavy stage
+        }
+        stage(2, "text vocabulary");
+        buildTextVocabulary();
+        stage(3, "column statistics, categories and the categorical vocabulary");
         computeStats();
-        stage(3, "vocabularies");
-        buildVocabularies();
+        buildCategoricalVocabulary();
         stage(4, "embeddings (" + options.embedder() + ")");
         writeEmbeddings();
         stage(5, "encoding tables");
-        for (Loaded t : tables) {
-            encodeTable(t);
+        for (int ti = 0; ti < tables.size(); ti++) {
+            encodeTable(tables.get(ti), orderedTables.get(ti));
         }
         stage(6, "graph");
         writeGraph();
@@ -309,16 +315,33 @@ public final class Preprocessor {
     }
 
     /** The table's rows in order, {@code rowsPerPartition} to a partition, cached for the stages that stream it. */
+    private int partitions(long rows) {
+        return (int) Math.max(1, Math.min(100_000, (rows + options.rowsPerPartition() - 1) / options.rowsPerPartition()));
+    }
+
     private Dataset<Row> ordered(Dataset<Row> df, long rows) {
-        int partitions = (int) Math.max(1, Math.min(100_000, (rows + options.rowsPerPartition() - 1)
-                / options.rowsPerPartition()));
-        Dataset<Row> o = df.repartitionByRange(partitions, col(ROW)).sortWithinPartitions(ROW)
+        Dataset<Row> o = df.repartitionByRange(partitions(rows), col(ROW)).sortWithinPartitions(ROW)
                 .persist(StorageLevel.MEMORY_AND_DISK());
         cached.add(o);
         return o;
     }
 
     // ---------------------------------------------------------------- stage 2: statistics
+
+    /** Per table: its rows in order with the text indices joined, cached for statistics and encoding. */
+    private final List<Dataset<Row>> orderedTables = new ArrayList<>();
+
+    private Dataset<Row> withTextIndices(Loaded t) {
+        Dataset<Row> df = t.df();
+        for (int j = 0; j < t.schema().columns().size(); j++) {
+            if (t.schema().columns().get(j).stype() == SemanticType.TEXT && t.present()[j]) {
+                // The lookup uses the uncut value against cut keys: longer values find nothing (index 0), as in headwater.
+                Dataset<Row> v = textVocab.select(col("key").as("tk" + j), col("idx").as("t" + j));
+                df = df.join(v, col("c" + j).equalTo(col("tk" + j)), "left");
+            }
+        }
+        return df;
+    }
 
     private void computeStats() {
         List<Object[]> tsColumns = new ArrayList<>(); // {Loaded, j, Timestamp accumulator} in global column order
@@ -341,13 +364,19 @@ public final class Preprocessor {
                     aggs.add(sum(when(col("c" + j).equalTo(true), 1L).otherwise(0L)));
                     aggs.add(sum(when(col("c" + j).equalTo(false), 1L).otherwise(0L)));
                 }
+                if (s == SemanticType.CATEGORICAL) {
+                    // Categories go into metadata.json, so the driver holds them anyway.
+                    aggs.add(collect_set(col("c" + j)));
+                }
             }
             Row counts = t.df().agg(aggs.getFirst(), aggs.subList(1, aggs.size()).toArray(Column[]::new)).first();
-            Dataset<Row> ordered = needsOrderedStats(t) ? ordered(statsProjection(t), t.rows()) : null;
+            Dataset<Row> ordered = ordered(withTextIndices(t), t.rows());
+            orderedTables.add(ordered);
+            List<String> fieldNames = Arrays.asList(ordered.columns());
             OrderedStats.Numerical[] nums = new OrderedStats.Numerical[columns.size()];
             OrderedStats.Timestamp[] tss = new OrderedStats.Timestamp[columns.size()];
             int[] statCols = statColumns(t);
-            if (ordered != null) {
+            if (statCols.length > 0) {
                 for (int j : statCols) {
                     if (columns.get(j).stype() == SemanticType.NUMERICAL) {
                         nums[j] = new OrderedStats.Numerical();
@@ -355,9 +384,11 @@ public final class Preprocessor {
                         tss[j] = new OrderedStats.Timestamp();
                     }
                 }
-                JavaRDD<Object[]> chunks = ordered.javaRDD().mapPartitions(new StatChunks(statTypes(t, statCols)))
+                int[] statFields = Arrays.stream(statCols).map(j -> fieldNames.indexOf("c" + j)).toArray();
+                JavaRDD<Object[]> chunks = ordered.javaRDD().mapPartitions(new StatChunks(statTypes(t, statCols),
+                        statFields))
                         .persist(StorageLevel.MEMORY_AND_DISK());
-                OrderedStats.forEach(chunks.toLocalIterator(), chunk -> {
+                forEachInOrder(chunks, chunk -> {
                     for (int k = 0; k < statCols.length; k++) {
                         int j = statCols[k];
                         if (nums[j] != null) {
@@ -367,16 +398,26 @@ public final class Preprocessor {
                         }
                     }
                 });
-                for (int k = 0; k < statCols.length; k++) {
-                    int j = statCols[k];
-                    final int kk = k;
+                for (int j : statCols) {
                     if (nums[j] != null) {
                         nums[j].endFirstPass();
-                        OrderedStats.forEach(chunks.map(c -> (double[]) c[kk]).toLocalIterator(), nums[j]::addSquares);
                     } else {
                         tss[j].endFirstPass();
-                        OrderedStats.forEach(chunks.map(c -> (long[]) c[kk]).toLocalIterator(), tss[j]::addSquares);
-                        tsColumns.add(new Object[] {chunks, k, tss[j]});
+                    }
+                }
+                forEachInOrder(chunks, chunk -> {
+                    for (int k = 0; k < statCols.length; k++) {
+                        int j = statCols[k];
+                        if (nums[j] != null) {
+                            nums[j].addSquares((double[]) chunk[k]);
+                        } else {
+                            tss[j].addSquares((long[]) chunk[k]);
+                        }
+                    }
+                });
+                for (int k = 0; k < statCols.length; k++) {
+                    if (tss[statCols[k]] != null) {
+                        tsColumns.add(new Object[] {chunks, k, tss[statCols[k]]});
                     }
                 }
                 chunkRdds.add(chunks);
@@ -405,8 +446,11 @@ public final class Preprocessor {
                         yield t.present()[j] ? new ColumnStats.Boolean(nulls, numTrue, numFalse)
                                 : new ColumnStats.Boolean(0, 0, 0);
                     }
-                    case CATEGORICAL -> new ColumnStats.Categorical(nulls, t.present()[j] ? categories(t.df(), "c" + j)
-                            : List.of(), 0);
+                    case CATEGORICAL -> {
+                        List<String> categories = new ArrayList<>(counts.<String>getList(a++));
+                        categories.sort(Utf8.BYTE_ORDER);
+                        yield new ColumnStats.Categorical(nulls, t.present()[j] ? categories : List.of(), 0);
+                    }
                 };
                 stats.add(s);
             }
@@ -418,7 +462,7 @@ public final class Preprocessor {
             @SuppressWarnings("unchecked")
             JavaRDD<Object[]> chunks = (JavaRDD<Object[]>) ts[0];
             int k = (Integer) ts[1];
-            OrderedStats.forEach(chunks.map(c -> (long[]) c[k]).toLocalIterator(), global::addSquares);
+            forEachInOrder(chunks.map(c -> (long[]) c[k]), global::addSquares);
         }
         globalTsMean = global.mean;
         globalTsStd = global.std();
@@ -428,8 +472,21 @@ public final class Preprocessor {
 
     private final List<JavaRDD<?>> chunkRdds = new ArrayList<>();
 
-    private static boolean needsOrderedStats(Loaded t) {
-        return statColumns(t).length > 0;
+    /** Partitions fetched per job when the driver streams an ordered RDD (bounds driver memory to ~2M values). */
+    private int partitionsPerFetch() {
+        return (int) Math.max(1, Math.min(10_000, 2_000_000 / options.rowsPerPartition()));
+    }
+
+    /** Feeds an RDD's elements to {@code sink} in partition order, a bounded group of partitions per job. */
+    private <T> void forEachInOrder(JavaRDD<T> rdd, Consumer<T> sink) {
+        int n = rdd.getNumPartitions();
+        int step = partitionsPerFetch();
+        for (int from = 0; from < n; from += step) {
+            int[] ids = java.util.stream.IntStream.range(from, Math.min(n, from + step)).toArray();
+            for (List<T> part : rdd.collectPartitions(ids)) {
+                part.forEach(sink);
+            }
+        }
     }
 
     /** Numerical and timestamp columns present in the Parquet data. */
@@ -452,17 +509,8 @@ public final class Preprocessor {
         return isTimestamp;
     }
 
-    private static Dataset<Row> statsProjection(Loaded t) {
-        List<Column> cols = new ArrayList<>();
-        cols.add(col(ROW));
-        for (int j : statColumns(t)) {
-            cols.add(col("c" + j));
-        }
-        return t.df().select(cols.toArray(Column[]::new));
-    }
-
     /** Per partition: one array per statistics column with its non-null values, in row order. */
-    private record StatChunks(boolean[] isTimestamp) implements FlatMapFunction<Iterator<Row>, Object[]> {
+    private record StatChunks(boolean[] isTimestamp, int[] fields) implements FlatMapFunction<Iterator<Row>, Object[]> {
         @Override
         public Iterator<Object[]> call(Iterator<Row> rows) {
             int k = isTimestamp.length;
@@ -478,11 +526,11 @@ public final class Preprocessor {
             while (rows.hasNext()) {
                 Row r = rows.next();
                 for (int i = 0; i < k; i++) {
-                    if (!r.isNullAt(i + 1)) {
+                    if (!r.isNullAt(fields[i])) {
                         if (isTimestamp[i]) {
-                            longs[i].add(r.getLong(i + 1));
+                            longs[i].add(r.getLong(fields[i]));
                         } else {
-                            doubles[i].add(r.getDouble(i + 1));
+                            doubles[i].add(r.getDouble(fields[i]));
                         }
                     }
                 }
@@ -539,7 +587,7 @@ public final class Preprocessor {
 
     // ---------------------------------------------------------------- stage 3: vocabularies
 
-    private void buildVocabularies() {
+    private void buildCategoricalVocabulary() {
         int ci = 0;
         for (Loaded t : tables) {
             for (InputSchema.Column c : t.schema().columns()) {
@@ -554,7 +602,11 @@ public final class Preprocessor {
                 ci++;
             }
         }
-        // Text: the first occurrence of each cut string, in column-then-row order, gets the next index.
+        info(String.format(Locale.ROOT, "%d column strings, %d categorical strings", stats.size(), catVocab.size()));
+    }
+
+    /** Text: the first occurrence of each cut string, in column-then-row order, gets the next index. */
+    private void buildTextVocabulary() {
         Dataset<Row> cells = null;
         for (Loaded t : tables) {
             for (int j = 0; j < t.schema().columns().size(); j++) {
@@ -574,16 +626,19 @@ public final class Preprocessor {
             textVocabOrdered = null;
             textVocabSize = 0;
         } else {
-            JavaRDD<String> orderedKeys = cells.groupBy("key").agg(min(struct(col("ci"), col(ROW))).as("first"))
-                    .orderBy("first").select("key").javaRDD().map(r -> r.getString(0));
+            Dataset<Row> firsts = cells.groupBy("key").agg(min(struct(col("ci"), col(ROW))).as("first"))
+                    .persist(StorageLevel.MEMORY_AND_DISK());
+            cached.add(firsts);
+            long distinct = firsts.count();
+            JavaRDD<String> orderedKeys = firsts.repartitionByRange(partitions(distinct), col("first"))
+                    .sortWithinPartitions("first").select("key").javaRDD().map(r -> r.getString(0));
             JavaRDD<Row> indexed = orderedKeys.zipWithIndex().map(p -> RowFactory.create(p._1(), p._2()));
             textVocab = spark.createDataFrame(indexed, vocabSchema).persist(StorageLevel.MEMORY_AND_DISK());
             cached.add(textVocab);
             textVocabSize = textVocab.count();
             textVocabOrdered = orderedKeys;
         }
-        info(String.format(Locale.ROOT, "%d column strings, %d categorical strings, %d text strings",
-                stats.size(), catVocab.size(), textVocabSize));
+        info(String.format(Locale.ROOT, "%d text strings", textVocabSize));
         if (textVocabSize > U32_LIMIT) {
             throw new PreprocessException(textVocabSize + " text strings exceed the format's 32-bit text index");
         }
@@ -674,17 +729,8 @@ public final class Preprocessor {
         }
     }
 
-    private void encodeTable(Loaded t) throws IOException {
+    private void encodeTable(Loaded t, Dataset<Row> ordered) throws IOException {
         List<InputSchema.Column> columns = t.schema().columns();
-        Dataset<Row> df = t.df();
-        for (int j = 0; j < columns.size(); j++) {
-            if (columns.get(j).stype() == SemanticType.TEXT && t.present()[j]) {
-                // The lookup uses the uncut value against cut keys: longer values find nothing (index 0), as in headwater.
-                Dataset<Row> v = textVocab.select(col("key").as("tk" + j), col("idx").as("t" + j));
-                df = df.join(v, col("c" + j).equalTo(col("tk" + j)), "left");
-            }
-        }
-        Dataset<Row> ordered = ordered(df, t.rows());
         List<String> fields = Arrays.asList(ordered.columns());
         ColumnPlan[] plans = new ColumnPlan[columns.size()];
         int sections = 0;
@@ -853,8 +899,7 @@ public final class Preprocessor {
         if (numEdges > U32_LIMIT) {
             throw new PreprocessException(numEdges + " FK edges exceed the format's 32-bit edge count");
         }
-        int partitions = (int) Math.max(1, Math.min(100_000, (numEdges + options.rowsPerPartition() - 1)
-                / options.rowsPerPartition()));
+        int partitions = partitions(numEdges);
         // Outgoing: by source, then target (Q9: headwater's order within a row is an unstable sort's).
         Path outDir = parts.resolve("graph-out");
         List<Parts.Info> outParts = edges.repartitionByRange(partitions, col("src"), col("dst"))
@@ -948,6 +993,28 @@ public final class Preprocessor {
         return q;
     }
 
+    /** The task's query as a Dataset over the raw Parquet tables (registered as temporary views while analyzing). */
+    private Dataset<Row> taskQuery(InputSchema.Task task) {
+        String where = "task '" + task.name() + "'";
+        List<String> names = schema.tables().stream().map(InputSchema.Table::name).toList();
+        for (InputSchema.Table t : schema.tables()) {
+            spark.read().parquet(rawDir.resolve(t.name() + ".parquet").toString()).createOrReplaceTempView(t.name());
+        }
+        String query = rewriteQuery(task.query(), names);
+        try {
+            return spark.sql(query); // analyzed now; the plan keeps the relations, not the view names
+        } catch (Exception e) { // ParseException, AnalysisException
+            throw new PreprocessException(String.format(Locale.ROOT, "%s: Spark SQL cannot run the query (headwater"
+                    + " runs task queries in DataFusion and the dialects differ in places, e.g. some function"
+                    + " names; here identifiers are case-sensitive and \"double quotes\" quote identifiers): %s%n"
+                    + "query: %s", where, e.getMessage(), query), e);
+        } finally {
+            for (String t : names) {
+                spark.catalog().dropTempView(t);
+            }
+        }
+    }
+
     private TaskMetadata materializeTask(InputSchema.Task task) throws IOException {
         String where = "task '" + task.name() + "'";
         int anchorIdx = schema.tableIndex(task.anchorTable());
@@ -963,24 +1030,7 @@ public final class Preprocessor {
             throw new PreprocessException(where + ": anchor table '" + task.anchorTable() + "' has no primary key"
                     + " column in its Parquet data, so seeds cannot be resolved");
         }
-        List<String> names = schema.tables().stream().map(InputSchema.Table::name).toList();
-        for (InputSchema.Table t : schema.tables()) {
-            spark.read().parquet(rawDir.resolve(t.name() + ".parquet").toString()).createOrReplaceTempView(t.name());
-        }
-        String query = rewriteQuery(task.query(), names);
-        Dataset<Row> result;
-        try {
-            result = spark.sql(query);
-        } catch (Exception e) { // ParseException, AnalysisException
-            throw new PreprocessException(String.format(Locale.ROOT, "%s: Spark SQL cannot run the query (headwater"
-                    + " runs task queries in DataFusion; the dialects differ in places, e.g. function names, and"
-                    + " identifiers here are case-sensitive with \"double quotes\" as identifiers): %s%nquery: %s",
-                    where, e.getMessage(), query), e);
-        } finally {
-            for (String t : names) {
-                spark.catalog().dropTempView(t);
-            }
-        }
+        Dataset<Row> result = taskQuery(task);
         StructType rs = result.schema();
         for (String c : new String[] {task.anchorKey(), task.targetColumn(), task.observationTimeColumn()}) {
             if (c != null && !hasField(rs, c)) {
@@ -1016,10 +1066,13 @@ public final class Preprocessor {
         } else {
             observation = lit(null).cast(DataTypes.LongType);
         }
-        Dataset<Row> ordered = resolved.select(col("seq"), col("prow"), observation.as("obs"), col("target"))
-                .orderBy("seq").persist(StorageLevel.MEMORY_AND_DISK());
+        Dataset<Row> kept = resolved.select(col("seq"), col("prow"), observation.as("obs"), col("target"))
+                .persist(StorageLevel.MEMORY_AND_DISK());
+        cached.add(kept);
+        long n = kept.count();
+        Dataset<Row> ordered = kept.repartitionByRange(partitions(n), col("seq")).sortWithinPartitions("seq")
+                .persist(StorageLevel.MEMORY_AND_DISK());
         cached.add(ordered);
-        long n = ordered.count();
         if (n == 0) {
             info(task.name() + ": no seed resolves to an anchor row; skipped (as headwater, later tasks shift down)");
             return null;
@@ -1031,17 +1084,17 @@ public final class Preprocessor {
             case NUMERICAL -> {
                 OrderedStats.Numerical acc = new OrderedStats.Numerical();
                 JavaRDD<Object[]> chunks = targetChunks(ordered, false);
-                OrderedStats.forEach(chunks.toLocalIterator(), c -> acc.add((double[]) c[0]));
+                forEachInOrder(chunks, c -> acc.add((double[]) c[0]));
                 acc.endFirstPass();
-                OrderedStats.forEach(chunks.toLocalIterator(), c -> acc.addSquares((double[]) c[0]));
+                forEachInOrder(chunks, c -> acc.addSquares((double[]) c[0]));
                 targetStats = acc.stats(n - acc.count);
             }
             case TIMESTAMP -> {
                 OrderedStats.Timestamp acc = new OrderedStats.Timestamp();
                 JavaRDD<Object[]> chunks = targetChunks(ordered, true);
-                OrderedStats.forEach(chunks.toLocalIterator(), c -> acc.add((long[]) c[0]));
+                forEachInOrder(chunks, c -> acc.add((long[]) c[0]));
                 acc.endFirstPass();
-                OrderedStats.forEach(chunks.toLocalIterator(), c -> acc.addSquares((long[]) c[0]));
+                forEachInOrder(chunks, c -> acc.addSquares((long[]) c[0]));
                 targetStats = acc.stats(n - acc.count);
             }
             case BOOLEAN -> {
@@ -1093,7 +1146,8 @@ public final class Preprocessor {
 
     private JavaRDD<Object[]> targetChunks(Dataset<Row> ordered, boolean timestamp) {
         JavaRDD<Object[]> chunks = ordered.select("seq", "target").javaRDD()
-                .mapPartitions(new StatChunks(new boolean[] {timestamp})).persist(StorageLevel.MEMORY_AND_DISK());
+                .mapPartitions(new StatChunks(new boolean[] {timestamp}, new int[] {1}))
+                .persist(StorageLevel.MEMORY_AND_DISK());
         chunkRdds.add(chunks);
         return chunks;
     }
