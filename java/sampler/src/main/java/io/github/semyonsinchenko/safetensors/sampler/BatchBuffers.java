@@ -95,23 +95,36 @@ final class BatchBuffers implements AutoCloseable {
         return textEmbeddings;
     }
 
+    // Fill sources shared by every batch: copying from them clears a slice without creating slice objects.
+    private static final MemorySegment ZEROS = Arena.global().allocate(1 << 16, 8);
+    private static final MemorySegment ONES = Arena.global().allocate(1 << 16, 8).fill((byte) 1);
+
+    private static void fill(MemorySegment source, MemorySegment dst, long offset, long length) {
+        while (length > 0) {
+            long n = Math.min(length, source.byteSize());
+            MemorySegment.copy(source, 0, dst, offset, n);
+            offset += n;
+            length -= n;
+        }
+    }
+
     /** Clears sequence {@code b}'s slices: zeros everywhere, padding flags 1. */
     void clearSequence(int b) {
         long c = (long) b * seqLen;
         long s = seqLen;
-        semanticTypes.asSlice(c, s).fill((byte) 0);
-        columnIds.asSlice(c * 4, s * 4).fill((byte) 0);
-        seqRowIds.asSlice(c * 2, s * 2).fill((byte) 0);
-        numericValues.asSlice(c * 4, s * 4).fill((byte) 0);
-        timestampValues.asSlice(c * 60, s * 60).fill((byte) 0);
-        boolValues.asSlice(c, s).fill((byte) 0);
-        categoricalIds.asSlice(c * 4, s * 4).fill((byte) 0);
-        textIds.asSlice(c * 4, s * 4).fill((byte) 0);
-        isNull.asSlice(c, s).fill((byte) 0);
-        isTarget.asSlice(c, s).fill((byte) 0);
-        isPadding.asSlice(c, s).fill((byte) 1);
+        fill(ZEROS, semanticTypes, c, s);
+        fill(ZEROS, columnIds, c * 4, s * 4);
+        fill(ZEROS, seqRowIds, c * 2, s * 2);
+        fill(ZEROS, numericValues, c * 4, s * 4);
+        fill(ZEROS, timestampValues, c * 60, s * 60);
+        fill(ZEROS, boolValues, c, s);
+        fill(ZEROS, categoricalIds, c * 4, s * 4);
+        fill(ZEROS, textIds, c * 4, s * 4);
+        fill(ZEROS, isNull, c, s);
+        fill(ZEROS, isTarget, c, s);
+        fill(ONES, isPadding, c, s);
         long rr = (long) maxRows * maxRows;
-        fkAdj.asSlice(b * rr, rr).fill((byte) 0);
+        fill(ZEROS, fkAdj, b * rr, rr);
     }
 
     @Override

@@ -29,7 +29,7 @@ public final class Sampler implements AutoCloseable {
     private final Producer train;
     private final Producer val;
     private volatile boolean stopped;
-    private boolean shutDown;
+    private volatile boolean shutDown;
 
     private Sampler(Database db, boolean ownsDb, SamplerConfig config) {
         this.db = db;
