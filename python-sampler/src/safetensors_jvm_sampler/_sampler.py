@@ -149,6 +149,7 @@ class Sampler:
             raise SamplerConfigError(
                 f"Failed to create sampler: split_ratios must be three numbers, got {split_ratios!r}") from None
         start_jvm()
+        _register_exit_hook()  # also when the JVM was started by someone else
         J = _J.load()
         try:
             b = J.SamplerConfig.builder()
