@@ -58,7 +58,8 @@ def test_the_gil_is_released_while_waiting_for_a_batch(synth_db):
             stamps.append(time.perf_counter())
             time.sleep(0.001)
 
-    with hw.Sampler(synth_db, num_prefetch=0, default_batch_size=64, threads=1) as sampler:
+    # Big batches, one worker, no prefetch: each pull waits for a batch to be built (~0.1 s or more).
+    with hw.Sampler(synth_db, num_prefetch=0, default_batch_size=128, threads=1) as sampler:
         sampler.next_train_batch()
         t = threading.Thread(target=tick, daemon=True)
         t.start()
