@@ -118,6 +118,29 @@ EXIT_SCRIPT = textwrap.dedent("""
 """)
 
 
+SHUTDOWN_AT_EXIT = textwrap.dedent("""
+    import atexit, sys
+    import safetensors_jvm_sampler as hw
+    def check():  # runs after the package's exit hook, before the JVM shuts down
+        try:
+            jsampler.nextTrain()
+            print("still running at exit", flush=True)
+        except Exception as e:
+            print("shut down at exit:", e.getClass().getSimpleName(), flush=True)
+    atexit.register(check)
+    sampler = hw.Sampler(sys.argv[1], default_batch_size=2, default_sequence_length=64, max_rows_per_seq=16)
+    jsampler = sampler.java_sampler
+    sampler.next_train_batch()
+""")
+
+
+def test_shutdown_runs_at_exit(headwater_db):
+    proc = subprocess.run([sys.executable, "-c", SHUTDOWN_AT_EXIT, str(headwater_db)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "shut down at exit: SamplerShutdownException" in proc.stdout, proc.stdout + proc.stderr
+
+
 @pytest.mark.parametrize("mode", ["idle", "blocked"])
 def test_interpreter_exit_never_hangs(headwater_db, synth_db, mode):
     db = synth_db if mode == "blocked" else headwater_db
