@@ -180,6 +180,13 @@ def write_report(args, results, cpu, wrap, started, ended, load_start, load_end)
     ]
     for b, us in wrap.items():
         lines.append(f"| {b} | {us:.1f} |")
+    lines += ["", "Reading: the binding's own work per batch is small next to building the batch; what it adds, as a "
+              "share of the CPU time one Java batch takes (from the per-CPU-second medians):", ""]
+    for b, us in wrap.items():
+        java_us = 1e6 / np.median(cpu[b]["java"])
+        lines.append(f"- B={b}: {us:.0f} µs of {java_us:,.0f} µs ({us / java_us:.1%}); wall-time runs spread "
+                     f"{min(results[b]['java'] + results[b]['python']):.1f}–"
+                     f"{max(results[b]['java'] + results[b]['python']):.1f} batches/s on this machine.")
     lines += [
         "",
         "headwater's own Python module was not installed here, so there is no headwater column.",
