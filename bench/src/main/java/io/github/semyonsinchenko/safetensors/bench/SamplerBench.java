@@ -62,7 +62,7 @@ public final class SamplerBench {
             String json = "{\n  \"database\": {\"rows\": " + d.numRows() + ", \"edges\": " + d.graph().numEdges()
                     + ", \"tasks\": " + d.numTasks() + "},\n  \"cpus\": " + Runtime.getRuntime().availableProcessors()
                     + ",\n  \"jvm\": \"" + Runtime.version() + "\",\n  \"headwater\": "
-                    + (headwater == null ? "null" : "\"" + headwater.replace("\"", "'") + "\"")
+                    + (headwater == null ? "null" : "\"" + programName(headwater) + "\"")
                     + ",\n  \"results\": [\n    " + String.join(",\n    ", records) + "\n  ]\n}\n";
             Files.createDirectories(out.toAbsolutePath().getParent());
             Files.writeString(out, json);
@@ -103,6 +103,11 @@ public final class SamplerBench {
             System.out.println(r);
             return r;
         }
+    }
+
+    /** The program's file name only: the report must not carry machine paths. */
+    private static String programName(String cmd) {
+        return Path.of(cmd.trim().split(" ")[0]).getFileName().toString().replace("\"", "'");
     }
 
     private static String number(double v) {

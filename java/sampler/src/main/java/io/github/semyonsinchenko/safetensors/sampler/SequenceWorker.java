@@ -21,7 +21,6 @@ import java.util.Arrays;
  * per thread.
  */
 final class SequenceWorker {
-    private static final byte TEXT = (byte) SemanticType.TEXT.code();
     private static final int CODE_IDENTIFIER = SemanticType.IDENTIFIER.code();
     private static final int CODE_NUMERICAL = SemanticType.NUMERICAL.code();
     private static final int CODE_TIMESTAMP = SemanticType.TIMESTAMP.code();
@@ -49,8 +48,10 @@ final class SequenceWorker {
     private final int[] rowGlobal;
     private final boolean[] rowUsed;
 
-    // fk_adj pairs (i << 16 | j), i != j, and the two adjacency lists built from them.
-    private long[] pairs = new long[512];
+    // fk_adj pairs (i, j), i != j, in ascending i, and the two adjacency lists built from them.
+    private int[] pairI = new int[512];
+    private int[] pairJ = new int[512];
+    private int[] bucket = new int[512];
     private int[] adjList = new int[512];
     private final int[] adjStart;
     private final int[] degree;
@@ -58,8 +59,11 @@ final class SequenceWorker {
     private final int[] rank;
     private final boolean[] rcmVisited;
     private int[] neighbours = new int[64];
-    private final long[] sortKeys;
-    private final long[] startKeys;
+    // Counting sorts (stable, allocation-free): keys per cell, the sorted positions, bucket counts.
+    private final int[] cellKeys;
+    private final int[] sortedPositions;
+    private final int[] counts;
+    private final int[] startOrder;
 
     SequenceWorker(SamplingPlan plan) {
         this.plan = plan;
@@ -83,8 +87,10 @@ final class SequenceWorker {
         this.order = new int[rowsCap];
         this.rank = new int[rowsCap];
         this.rcmVisited = new boolean[rowsCap];
-        this.sortKeys = new long[seqLen];
-        this.startKeys = new long[rowsCap];
+        this.cellKeys = new int[seqLen];
+        this.sortedPositions = new int[seqLen];
+        this.counts = new int[Math.max(rowsCap, db.metadata().numColumns()) + 2];
+        this.startOrder = new int[rowsCap];
     }
 
     /**
@@ -233,17 +239,10 @@ final class SequenceWorker {
 
         maskTarget(buf, cellBase, task, taskData, seedIdx);
         int npairs = fillAdjacency(buf, b, rows, gen);
-        long[] p = pairs;
         // out_perm: adj[i] = j with fk_adj[i][j]; in_perm: adj[i] = j with fk_adj[j][i].
-        Arrays.sort(p, 0, npairs);
-        buildAdjacency(p, npairs, rows);
+        buildOutAdjacency(npairs, rows);
         writeRowPermutation(buf.outPerm, cellBase, cells, rows, buf);
-        for (int k = 0; k < npairs; k++) {
-            long v = p[k];
-            p[k] = ((v & 0xFFFF) << 16) | (v >>> 16);
-        }
-        Arrays.sort(p, 0, npairs);
-        buildAdjacency(p, npairs, rows);
+        buildInAdjacency(npairs, rows);
         writeRowPermutation(buf.inPerm, cellBase, cells, rows, buf);
         writeColumnPermutation(buf, cellBase, cells);
     }
@@ -299,10 +298,12 @@ final class SequenceWorker {
                     int j = seqId[nb];
                     adj.set(U8, base + i * r + j, (byte) 1);
                     if (j != i) {
-                        if (n == pairs.length) {
-                            pairs = Arrays.copyOf(pairs, n * 2);
+                        if (n == pairI.length) {
+                            pairI = Arrays.copyOf(pairI, n * 2);
+                            pairJ = Arrays.copyOf(pairJ, n * 2);
                         }
-                        pairs[n++] = ((long) i << 16) | j;
+                        pairI[n] = i;
+                        pairJ[n++] = j;
                     }
                 }
             }
@@ -310,27 +311,68 @@ final class SequenceWorker {
         return n;
     }
 
-    /** CSR adjacency from sorted pairs (i << 16 | j), duplicates dropped. */
-    private void buildAdjacency(long[] p, int npairs, int rows) {
+    private void ensureAdjacency(int npairs) {
         if (adjList.length < npairs) {
             adjList = new int[Math.max(npairs, adjList.length * 2)];
+            bucket = new int[adjList.length];
         }
-        Arrays.fill(degree, 0, rows, 0);
+    }
+
+    /** adj[i]: ascending distinct j; pairs come grouped by ascending i, each group in CSR order. */
+    private void buildOutAdjacency(int npairs, int rows) {
+        ensureAdjacency(npairs);
         int m = 0;
-        long prev = -1;
-        for (int k = 0; k < npairs; k++) {
-            long v = p[k];
-            if (v == prev) {
-                continue;
-            }
-            prev = v;
-            adjList[m++] = (int) (v & 0xFFFF);
-            degree[(int) (v >>> 16)]++;
-        }
-        adjStart[0] = 0;
+        int k = 0;
         for (int i = 0; i < rows; i++) {
-            adjStart[i + 1] = adjStart[i] + degree[i];
+            adjStart[i] = m;
+            int start = m;
+            while (k < npairs && pairI[k] == i) {
+                int j = pairJ[k++];
+                int pos = m;
+                while (pos > start && adjList[pos - 1] > j) {
+                    pos--;
+                }
+                if (pos > start && adjList[pos - 1] == j) {
+                    continue; // a duplicate edge
+                }
+                System.arraycopy(adjList, pos, adjList, pos + 1, m - pos);
+                adjList[pos] = j;
+                m++;
+            }
+            degree[i] = m - start;
         }
+        adjStart[rows] = m;
+    }
+
+    /** adj[j]: ascending distinct i with an edge i -> j (a stable bucket sort of the pairs by j). */
+    private void buildInAdjacency(int npairs, int rows) {
+        ensureAdjacency(npairs);
+        Arrays.fill(counts, 0, rows + 1, 0);
+        for (int k = 0; k < npairs; k++) {
+            counts[pairJ[k] + 1]++;
+        }
+        for (int r = 0; r < rows; r++) {
+            counts[r + 1] += counts[r];
+        }
+        for (int k = 0; k < npairs; k++) {
+            bucket[counts[pairJ[k]]++] = pairI[k]; // ascending i within each bucket
+        }
+        int m = 0;
+        int from = 0;
+        for (int j = 0; j < rows; j++) {
+            int to = counts[j]; // after the fill, counts[j] is the end of bucket j
+            adjStart[j] = m;
+            int start = m;
+            for (int k = from; k < to; k++) {
+                int i = bucket[k];
+                if (m == start || adjList[m - 1] != i) {
+                    adjList[m++] = i;
+                }
+            }
+            degree[j] = m - start;
+            from = to;
+        }
+        adjStart[rows] = m;
     }
 
     /**
@@ -341,26 +383,36 @@ final class SequenceWorker {
      */
     private void writeRowPermutation(MemorySegment perm, long cellBase, int cells, int rows, BatchBuffers buf) {
         Arrays.fill(rcmVisited, 0, rows, false);
-        // Start candidates: used rows by (degree, index); degrees do not change during the walk, so the
-        // first unvisited candidate is always the minimum and the cursor only moves forward.
+        // Start candidates: used rows by (degree, index), a stable bucket sort by degree; degrees do not
+        // change during the walk, so the first unvisited candidate is the minimum and the cursor only
+        // moves forward.
+        Arrays.fill(counts, 0, rows + 1, 0);
         int nUsed = 0;
         for (int i = 0; i < rows; i++) {
             if (rowUsed[i]) {
-                startKeys[nUsed++] = ((long) degree[i] << 16) | i;
+                counts[degree[i] + 1]++;
+                nUsed++;
             }
         }
-        Arrays.sort(startKeys, 0, nUsed);
+        for (int d = 0; d < rows; d++) {
+            counts[d + 1] += counts[d];
+        }
+        for (int i = 0; i < rows; i++) {
+            if (rowUsed[i]) {
+                startOrder[counts[degree[i]]++] = i;
+            }
+        }
         int usedCursor = 0;
         int anyCursor = 0;
         int count = 0;
         int[] queue = order; // BFS appends to order in dequeue order, so the queue is the order itself
         while (count < rows) {
             int start = -1;
-            while (usedCursor < nUsed && rcmVisited[(int) (startKeys[usedCursor] & 0xFFFF)]) {
+            while (usedCursor < nUsed && rcmVisited[startOrder[usedCursor]]) {
                 usedCursor++;
             }
             if (usedCursor < nUsed) {
-                start = (int) (startKeys[usedCursor] & 0xFFFF);
+                start = startOrder[usedCursor];
             } else {
                 while (rcmVisited[anyCursor]) {
                     anyCursor++;
@@ -410,25 +462,36 @@ final class SequenceWorker {
         }
         MemorySegment rowIds = buf.seqRowIds;
         for (int p = 0; p < cells; p++) {
-            int row = Short.toUnsignedInt(rowIds.get(U16, (cellBase + p) * 2));
-            sortKeys[p] = ((long) rank[row] << 16) | p;
+            cellKeys[p] = rank[Short.toUnsignedInt(rowIds.get(U16, (cellBase + p) * 2))];
         }
-        writeSorted(perm, cellBase, cells);
+        writeSorted(perm, cellBase, cells, rows);
     }
 
     private void writeColumnPermutation(BatchBuffers buf, long cellBase, int cells) {
         MemorySegment columnIds = buf.columnIds;
         for (int p = 0; p < cells; p++) {
-            sortKeys[p] = ((long) columnIds.get(U32, (cellBase + p) * 4) << 16) | p;
+            cellKeys[p] = columnIds.get(U32, (cellBase + p) * 4);
         }
-        writeSorted(buf.colPerm, cellBase, cells);
+        writeSorted(buf.colPerm, cellBase, cells, counts.length - 2);
     }
 
-    /** Sorts the first {@code cells} keys and writes their positions, then the padding positions in order. */
-    private void writeSorted(MemorySegment perm, long cellBase, int cells) {
-        Arrays.sort(sortKeys, 0, cells);
+    /**
+     * Positions {@code [0, cells)} sorted by (key, position) with a stable counting sort over keys in
+     * {@code [0, keyRange)}, then the padding positions in order.
+     */
+    private void writeSorted(MemorySegment perm, long cellBase, int cells, int keyRange) {
+        Arrays.fill(counts, 0, keyRange + 1, 0);
+        for (int p = 0; p < cells; p++) {
+            counts[cellKeys[p] + 1]++;
+        }
+        for (int k = 0; k < keyRange; k++) {
+            counts[k + 1] += counts[k];
+        }
+        for (int p = 0; p < cells; p++) {
+            sortedPositions[counts[cellKeys[p]]++] = p;
+        }
         for (int k = 0; k < cells; k++) {
-            perm.set(U16, (cellBase + k) * 2, (short) (sortKeys[k] & 0xFFFF));
+            perm.set(U16, (cellBase + k) * 2, (short) sortedPositions[k]);
         }
         for (int k = cells; k < seqLen; k++) {
             perm.set(U16, (cellBase + k) * 2, (short) k);

@@ -4,13 +4,13 @@ import io.github.semyonsinchenko.safetensors.sampler.db.ColumnMetadata;
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseMetadata;
-import io.github.semyonsinchenko.safetensors.sampler.db.MetadataJson;
+import io.github.semyonsinchenko.safetensors.sampler.db.ColumnValues;
+import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseWriter;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import io.github.semyonsinchenko.safetensors.sampler.db.TableMetadata;
 import io.github.semyonsinchenko.safetensors.sampler.db.TaskMetadata;
 import io.github.semyonsinchenko.safetensors.sampler.db.ValueEncoding;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -339,10 +339,8 @@ public final class SyntheticDatabase {
                 }
                 totalRows += t.rows;
             }
-            int n = totalRows;
-            int e = Math.toIntExact(edgeCount);
-            int[] outPtr = new int[n + 1];
-            int[] outIdx = new int[e];
+            int[] outPtr = new int[totalRows + 1];
+            int[] outIdx = new int[Math.toIntExact(edgeCount)];
             int k = 0;
             for (Table t : tables) {
                 for (int i = 0; i < t.rows; i++) {
@@ -354,133 +352,84 @@ public final class SyntheticDatabase {
                     }
                 }
             }
-            outPtr[n] = k;
-            int[] inPtr = new int[n + 1];
-            for (int j = 0; j < e; j++) {
-                inPtr[outIdx[j] + 1]++;
-            }
-            for (int r = 0; r < n; r++) {
-                inPtr[r + 1] += inPtr[r];
-            }
-            int[] fill = inPtr.clone();
-            int[] inIdx = new int[e];
-            for (int r = 0; r < n; r++) {
-                for (int j = outPtr[r]; j < outPtr[r + 1]; j++) {
-                    inIdx[fill[outIdx[j]]++] = r;
-                }
-            }
-            try (LittleEndianFile g = new LittleEndianFile(dir.resolve(DatabaseLayout.GRAPH_FILE))) {
-                g.u32(n);
-                g.u32(e);
-                g.u32(n);
-                g.u32(e);
-                for (int v : outPtr) {
-                    g.u32(v);
-                }
-                for (int v : outIdx) {
-                    g.u32(v);
-                }
-                for (int v : inPtr) {
-                    g.u32(v);
-                }
-                for (int v : inIdx) {
-                    g.u32(v);
-                }
-            }
+            outPtr[totalRows] = k;
+            DatabaseWriter.writeGraph(dir, outPtr, outIdx);
 
             // Tables.
-            float[] feat = new float[DatabaseLayout.TIMESTAMP_DIM];
             for (Table t : tables) {
-                try (LittleEndianFile f = new LittleEndianFile(DatabaseLayout.tableFile(dir, t.name))) {
-                    f.u32(t.rows);
-                    f.u32(t.cols.size());
-                    for (int ci = 0; ci < t.cols.size(); ci++) {
-                        Col c = t.cols.get(ci);
-                        int fkTarget = c.fkTable >= 0 ? tables.get(c.fkTable).colStart : -1;
-                        columns.add(new ColumnMetadata(c.name, c.stype, fkTarget));
-                        switch (c.stype) {
-                            case IDENTIFIER -> {
-                                boolean[] present = c.valid != null ? c.valid : allTrue(t.rows);
-                                f.bitmap(present, t.rows);
-                                stats.add(new ColumnStats.Identifier(nulls(present, t.rows)));
+                List<ColumnValues> values = new ArrayList<>();
+                for (Col c : t.cols) {
+                    int fkTarget = c.fkTable >= 0 ? tables.get(c.fkTable).colStart : -1;
+                    columns.add(new ColumnMetadata(c.name, c.stype, fkTarget));
+                    switch (c.stype) {
+                        case IDENTIFIER -> {
+                            boolean[] present = c.valid != null ? c.valid : allTrue(t.rows);
+                            values.add(new ColumnValues.Identifier(present));
+                            stats.add(new ColumnStats.Identifier(nulls(present, t.rows)));
+                        }
+                        case NUMERICAL -> {
+                            double[] ms = meanStd(c.num, c.valid, t.rows);
+                            float[] z = new float[t.rows];
+                            for (int i = 0; i < t.rows; i++) {
+                                z[i] = c.valid[i] ? ValueEncoding.zScore(c.num[i], ms[0], ms[1]) : 0f;
                             }
-                            case NUMERICAL -> {
-                                double[] ms = meanStd(c.num, c.valid, t.rows);
-                                f.bitmap(c.valid, t.rows);
-                                for (int i = 0; i < t.rows; i++) {
-                                    f.f32(c.valid[i] ? ValueEncoding.zScore(c.num[i], ms[0], ms[1]) : 0f);
+                            values.add(new ColumnValues.Numerical(c.valid, z));
+                            stats.add(new ColumnStats.Numerical(nulls(c.valid, t.rows), ms[2], ms[3], ms[0], ms[1]));
+                        }
+                        case TIMESTAMP -> {
+                            double[] asDouble = new double[t.rows];
+                            long min = Long.MAX_VALUE;
+                            long max = Long.MIN_VALUE;
+                            float[] features = new float[t.rows * DatabaseLayout.TIMESTAMP_DIM];
+                            for (int i = 0; i < t.rows; i++) {
+                                asDouble[i] = (double) c.ts[i];
+                                if (c.valid[i]) {
+                                    min = Math.min(min, c.ts[i]);
+                                    max = Math.max(max, c.ts[i]);
+                                    ValueEncoding.timestampFeatures(c.ts[i], tsMean, tsStd, features,
+                                            i * DatabaseLayout.TIMESTAMP_DIM);
                                 }
-                                f.pad8();
-                                stats.add(new ColumnStats.Numerical(nulls(c.valid, t.rows), ms[2], ms[3], ms[0],
-                                        ms[1]));
                             }
-                            case TIMESTAMP -> {
-                                double[] asDouble = new double[t.rows];
-                                long min = Long.MAX_VALUE;
-                                long max = Long.MIN_VALUE;
-                                for (int i = 0; i < t.rows; i++) {
-                                    asDouble[i] = (double) c.ts[i];
-                                    if (c.valid[i]) {
-                                        min = Math.min(min, c.ts[i]);
-                                        max = Math.max(max, c.ts[i]);
-                                    }
-                                }
-                                double[] ms = meanStd(asDouble, c.valid, t.rows);
-                                f.bitmap(c.valid, t.rows);
-                                for (int i = 0; i < t.rows; i++) {
-                                    if (c.valid[i]) {
-                                        ValueEncoding.timestampFeatures(c.ts[i], tsMean, tsStd, feat, 0);
+                            double[] ms = meanStd(asDouble, c.valid, t.rows);
+                            values.add(new ColumnValues.Timestamp(c.valid, features));
+                            boolean any = min != Long.MAX_VALUE;
+                            stats.add(new ColumnStats.Timestamp(nulls(c.valid, t.rows), any ? min : 0, any ? max : 0,
+                                    ms[0], ms[1]));
+                        }
+                        case BOOLEAN -> {
+                            long trues = 0;
+                            long falses = 0;
+                            for (int i = 0; i < t.rows; i++) {
+                                if (c.valid[i]) {
+                                    if (c.bool[i]) {
+                                        trues++;
                                     } else {
-                                        java.util.Arrays.fill(feat, 0f);
-                                    }
-                                    for (float x : feat) {
-                                        f.f32(x);
+                                        falses++;
                                     }
                                 }
-                                f.pad8();
-                                boolean any = min != Long.MAX_VALUE;
-                                stats.add(new ColumnStats.Timestamp(nulls(c.valid, t.rows), any ? min : 0,
-                                        any ? max : 0, ms[0], ms[1]));
                             }
-                            case BOOLEAN -> {
-                                f.bitmap(c.valid, t.rows);
-                                boolean[] v = new boolean[t.rows];
-                                long trues = 0;
-                                long falses = 0;
-                                for (int i = 0; i < t.rows; i++) {
-                                    v[i] = c.valid[i] && c.bool[i];
-                                    if (c.valid[i]) {
-                                        if (c.bool[i]) {
-                                            trues++;
-                                        } else {
-                                            falses++;
-                                        }
-                                    }
-                                }
-                                f.bitmap(v, t.rows);
-                                stats.add(new ColumnStats.Boolean(nulls(c.valid, t.rows), trues, falses));
+                            values.add(new ColumnValues.Bool(c.valid, c.bool));
+                            stats.add(new ColumnStats.Boolean(nulls(c.valid, t.rows), trues, falses));
+                        }
+                        case CATEGORICAL -> {
+                            int[] global = new int[t.rows];
+                            for (int i = 0; i < t.rows; i++) {
+                                global[i] = c.catEmbStart + c.idx[i];
                             }
-                            case CATEGORICAL -> {
-                                f.bitmap(c.valid, t.rows);
-                                for (int i = 0; i < t.rows; i++) {
-                                    f.u32(c.valid[i] ? c.catEmbStart + c.idx[i] : 0);
-                                }
-                                f.pad8();
-                                stats.add(new ColumnStats.Categorical(nulls(c.valid, t.rows), c.categories,
-                                        c.catEmbStart));
-                            }
-                            case TEXT -> {
-                                f.bitmap(c.valid, t.rows);
-                                for (int i = 0; i < t.rows; i++) {
-                                    f.u32(c.idx[i]);
-                                }
-                                f.pad8();
-                                stats.add(new ColumnStats.Text(nulls(c.valid, t.rows)));
-                            }
-                            case IGNORED -> stats.add(new ColumnStats.Ignored());
+                            values.add(new ColumnValues.Indexed(SemanticType.CATEGORICAL, c.valid, global));
+                            stats.add(new ColumnStats.Categorical(nulls(c.valid, t.rows), c.categories, c.catEmbStart));
+                        }
+                        case TEXT -> {
+                            values.add(new ColumnValues.Indexed(SemanticType.TEXT, c.valid, c.idx));
+                            stats.add(new ColumnStats.Text(nulls(c.valid, t.rows)));
+                        }
+                        case IGNORED -> {
+                            values.add(new ColumnValues.Ignored(t.rows));
+                            stats.add(new ColumnStats.Ignored());
                         }
                     }
                 }
+                DatabaseWriter.writeTable(dir, t.name, t.rows, values);
                 tableMeta.add(new TableMetadata(t.name, t.colStart, t.colStart + t.cols.size(), t.rowStart,
                         t.rowStart + t.rows, t.colStart, t.temporal >= 0 ? t.colStart + t.temporal : -1));
             }
@@ -507,12 +456,7 @@ public final class SyntheticDatabase {
                 for (int i = 0; i < s; i++) {
                     z[i] = valid[i] ? ValueEncoding.zScore(target[i], ms[0], ms[1]) : 0f;
                 }
-                writeTask(dir, "post_score_30d", SemanticType.NUMERICAL, anchors, times, valid, f -> {
-                    for (float x : z) {
-                        f.f32(x);
-                    }
-                    f.pad8();
-                });
+                DatabaseWriter.writeTask(dir, "post_score_30d", anchors, times, new ColumnValues.Numerical(valid, z));
                 tasks.add(new TaskMetadata("post_score_30d", 1, SemanticType.NUMERICAL, s,
                         new ColumnStats.Numerical(nulls(valid, s), ms[2], ms[3], ms[0], ms[1])));
             }
@@ -522,13 +466,11 @@ public final class SyntheticDatabase {
                 int s = users.rows;
                 int[] anchors = new int[s];
                 long[] times = new long[s];
-                boolean[] values = new boolean[s];
                 long trues = 0;
                 long falses = 0;
                 for (int i = 0; i < s; i++) {
                     anchors[i] = users.rowStart + i;
                     times[i] = DatabaseLayout.NO_OBSERVATION_TIME;
-                    values[i] = active.valid[i] && active.bool[i];
                     if (active.valid[i]) {
                         if (active.bool[i]) {
                             trues++;
@@ -537,8 +479,8 @@ public final class SyntheticDatabase {
                         }
                     }
                 }
-                writeTask(dir, "user_is_active", SemanticType.BOOLEAN, anchors, times, active.valid,
-                        f -> f.bitmap(values, s));
+                DatabaseWriter.writeTask(dir, "user_is_active", anchors, times,
+                        new ColumnValues.Bool(active.valid, active.bool));
                 tasks.add(new TaskMetadata("user_is_active", 0, SemanticType.BOOLEAN, s,
                         new ColumnStats.Boolean(nulls(active.valid, s), trues, falses)));
             }
@@ -549,78 +491,39 @@ public final class SyntheticDatabase {
                 int s = votes.rows;
                 int[] anchors = new int[s];
                 long[] times = new long[s];
+                int[] global = new int[s];
                 for (int i = 0; i < s; i++) {
                     anchors[i] = votes.rowStart + i;
                     times[i] = voteTime.valid[i] ? voteTime.ts[i] : DatabaseLayout.NO_OBSERVATION_TIME;
+                    global[i] = voteType.catEmbStart + voteType.idx[i];
                 }
-                writeTask(dir, "vote_kind", SemanticType.CATEGORICAL, anchors, times, voteType.valid, f -> {
-                    for (int i = 0; i < s; i++) {
-                        f.u32(voteType.valid[i] ? voteType.catEmbStart + voteType.idx[i] : 0);
-                    }
-                    f.pad8();
-                });
+                DatabaseWriter.writeTask(dir, "vote_kind", anchors, times,
+                        new ColumnValues.Indexed(SemanticType.CATEGORICAL, voteType.valid, global));
                 tasks.add(new TaskMetadata("vote_kind", 3, SemanticType.CATEGORICAL, s,
                         new ColumnStats.Categorical(nulls(voteType.valid, s), voteType.categories,
                                 voteType.catEmbStart)));
             }
 
-            writeEmbeddings(dir.resolve(DatabaseLayout.COLUMN_EMBEDDINGS_FILE), columns.size());
-            writeEmbeddings(dir.resolve(DatabaseLayout.CATEGORICAL_EMBEDDINGS_FILE), categoricalRows);
-            writeEmbeddings(dir.resolve(DatabaseLayout.TEXT_EMBEDDINGS_FILE), textRows);
+            DatabaseWriter.EmbeddingSource source = embeddings == Embeddings.ZERO ? null : this::randomUnit;
+            DatabaseWriter.writeEmbeddings(dir.resolve(DatabaseLayout.COLUMN_EMBEDDINGS_FILE), columns.size(), source);
+            DatabaseWriter.writeEmbeddings(dir.resolve(DatabaseLayout.CATEGORICAL_EMBEDDINGS_FILE), categoricalRows,
+                    source);
+            DatabaseWriter.writeEmbeddings(dir.resolve(DatabaseLayout.TEXT_EMBEDDINGS_FILE), textRows, source);
 
-            DatabaseMetadata meta = new DatabaseMetadata(tableMeta, columns, stats, tasks, tsMean, tsStd);
-            meta.validate(dir.resolve(DatabaseLayout.METADATA_FILE));
-            try (OutputStream out = Files.newOutputStream(dir.resolve(DatabaseLayout.METADATA_FILE))) {
-                MetadataJson.write(meta, out);
-            }
+            DatabaseWriter.writeMetadata(dir, new DatabaseMetadata(tableMeta, columns, stats, tasks, tsMean, tsStd));
             return new Summary(dir, totalRows, edgeCount, columns.size(), tasks.size(), categoricalRows, textRows);
         }
 
-        private interface Values {
-            void write(LittleEndianFile f) throws IOException;
-        }
-
-        private static void writeTask(Path dir, String name, SemanticType stype, int[] anchors, long[] times,
-                boolean[] valid, Values values) throws IOException {
-            Path p = DatabaseLayout.taskFile(dir, name);
-            try (LittleEndianFile f = new LittleEndianFile(p)) {
-                f.u32(anchors.length);
-                f.u32(0);
-                for (int a : anchors) {
-                    f.u32(a);
-                }
-                f.pad8();
-                for (long t : times) {
-                    f.i64(t);
-                }
-                f.bitmap(valid, anchors.length);
-                values.write(f);
-                if (f.position() != DatabaseLayout.taskFileSize(stype, anchors.length)) {
-                    throw new IllegalStateException(p + ": wrote " + f.position() + " bytes");
-                }
+        /** A random direction, L2-normalized in f32 (rounded to f16 by the writer). */
+        private void randomUnit(long index, float[] v) {
+            float norm = 0;
+            for (int i = 0; i < v.length; i++) {
+                v[i] = (float) (rnd.nextDouble() * 2 - 1);
+                norm += v[i] * v[i];
             }
-        }
-
-        private void writeEmbeddings(Path p, long rows) throws IOException {
-            try (LittleEndianFile f = new LittleEndianFile(p)) {
-                float[] v = new float[DatabaseLayout.EMBEDDING_DIM];
-                for (long r = 0; r < rows; r++) {
-                    if (embeddings == Embeddings.ZERO) {
-                        for (int i = 0; i < v.length; i++) {
-                            f.u16((short) 0);
-                        }
-                        continue;
-                    }
-                    float norm = 0;
-                    for (int i = 0; i < v.length; i++) {
-                        v[i] = (float) (rnd.nextDouble() * 2 - 1);
-                        norm += v[i] * v[i];
-                    }
-                    norm = (float) Math.sqrt(norm);
-                    for (float x : v) {
-                        f.u16(Float.floatToFloat16(norm == 0 ? 0f : x / norm));
-                    }
-                }
+            norm = (float) Math.sqrt(norm);
+            for (int i = 0; i < v.length; i++) {
+                v[i] = norm == 0 ? 0f : v[i] / norm;
             }
         }
 

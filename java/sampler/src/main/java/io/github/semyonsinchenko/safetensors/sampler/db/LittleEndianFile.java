@@ -1,6 +1,5 @@
-package io.github.semyonsinchenko.safetensors.sampler.synth;
+package io.github.semyonsinchenko.safetensors.sampler.db;
 
-import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
