@@ -58,7 +58,8 @@ def test_the_gil_is_released_while_waiting_for_a_batch(synth_db):
             stamps.append(time.perf_counter())
             time.sleep(0.001)
 
-    with hw.Sampler(synth_db, num_prefetch=0, default_batch_size=64, threads=1) as sampler:
+    # Big batches, one worker, no prefetch: each pull waits for a batch to be built (~0.1 s or more).
+    with hw.Sampler(synth_db, num_prefetch=0, default_batch_size=128, threads=1) as sampler:
         sampler.next_train_batch()
         t = threading.Thread(target=tick, daemon=True)
         t.start()
@@ -115,6 +116,29 @@ EXIT_SCRIPT = textwrap.dedent("""
     print("pulled", len(held), flush=True)
     # no shutdown(): the exit hook does it
 """)
+
+
+SHUTDOWN_AT_EXIT = textwrap.dedent("""
+    import atexit, sys
+    import safetensors_jvm_sampler as hw
+    def check():  # runs after the package's exit hook, before the JVM shuts down
+        try:
+            jsampler.nextTrain()
+            print("still running at exit", flush=True)
+        except Exception as e:
+            print("shut down at exit:", e.getClass().getSimpleName(), flush=True)
+    atexit.register(check)
+    sampler = hw.Sampler(sys.argv[1], default_batch_size=2, default_sequence_length=64, max_rows_per_seq=16)
+    jsampler = sampler.java_sampler
+    sampler.next_train_batch()
+""")
+
+
+def test_shutdown_runs_at_exit(headwater_db):
+    proc = subprocess.run([sys.executable, "-c", SHUTDOWN_AT_EXIT, str(headwater_db)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "shut down at exit: SamplerShutdownException" in proc.stdout, proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize("mode", ["idle", "blocked"])

@@ -93,17 +93,19 @@ def jvm_started() -> bool:
 
 
 def start_jvm(jar: str | os.PathLike | None = None, java_home: str | os.PathLike | None = None,
-              jvm_args: tuple[str, ...] | list[str] = ()) -> None:
+              jvm_args: tuple[str, ...] | list[str] = (),
+              extra_classpath: tuple[str | os.PathLike, ...] | list[str | os.PathLike] = ()) -> None:
     """Starts the JVM with the sampler jar (once per process; later calls with no arguments are no-ops).
 
-    ``jvm_args`` are added to the defaults (e.g. ``"-Xmx2g"``). Calling it with arguments after the
-    JVM is running raises SamplerError, since JPype cannot restart it.
+    ``jvm_args`` are added to the defaults (e.g. ``"-Xmx2g"``); ``extra_classpath`` entries (jars or
+    class directories of your own) follow the sampler jar. Calling it with arguments after the JVM
+    is running raises SamplerError, since JPype cannot restart it.
     """
     from ._errors import SamplerError
 
     with _lock:
         if jpype.isJVMStarted():
-            if jar is not None or java_home is not None or jvm_args:
+            if jar is not None or java_home is not None or jvm_args or extra_classpath:
                 raise SamplerError("the JVM is already running in this process; start_jvm() options must come "
                                    "before the first Sampler")
             return
@@ -116,7 +118,7 @@ def start_jvm(jar: str | os.PathLike | None = None, java_home: str | os.PathLike
         jar_path = Path(jar) if jar is not None else find_sampler_jar()
         if not jar_path.is_file():
             raise SamplerError(f"{jar_path}: no such jar")
-        jpype.startJVM(str(libjvm), *DEFAULT_JVM_ARGS, *jvm_args, classpath=[str(jar_path)],
+        jpype.startJVM(str(libjvm), *DEFAULT_JVM_ARGS, *jvm_args, classpath=[str(jar_path), *(str(p) for p in extra_classpath)],
                        convertStrings=False)
         from . import _sampler
 

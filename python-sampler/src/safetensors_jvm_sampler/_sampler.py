@@ -149,6 +149,7 @@ class Sampler:
             raise SamplerConfigError(
                 f"Failed to create sampler: split_ratios must be three numbers, got {split_ratios!r}") from None
         start_jvm()
+        _register_exit_hook()  # also when the JVM was started by someone else
         J = _J.load()
         try:
             b = J.SamplerConfig.builder()
@@ -259,8 +260,10 @@ class Sampler:
     def shutdown(self) -> None:
         """Stops the producers and joins them (GIL released); idempotent. Batches already returned
         stay valid; their memory is freed when their last array is gone."""
-        if self._finalizer is not None:
-            self._finalizer()  # runs _shutdown_java once
+        # detach(), not calling the finalizer: at interpreter exit weakref.finalize stops running
+        # callbacks before our exit hook gets here.
+        if self._finalizer is not None and self._finalizer.detach() is not None:
+            _shutdown_java(self._jsampler)
         _live.discard(self)
 
     @property

@@ -1,0 +1,216 @@
+"""Batches/s through the Python binding vs the Java API, same run (see run.sh)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import safetensors_jvm_sampler as hw
+
+HERE = Path(__file__).resolve().parent
+SEQ = 1024
+# (batch size, warm-up batches, timed batches)
+CASES = [(32, 20, 200), (128, 5, 50)]
+
+
+def compile_java(work: Path) -> Path:
+    classes = work / "classes"
+    classes.mkdir(parents=True, exist_ok=True)
+    subprocess.run([str(hw.find_java_home() / "bin" / "javac"), "-cp", os.environ["SAFETENSORS_SAMPLER_JAR"], "-d",
+                    str(classes), str(HERE / "JavaPull.java")], check=True)
+    return classes
+
+
+def run_java(db: Path, b: int, warmup: int, n: int) -> tuple[float, float]:
+    """The Java loop, in the same embedded JVM (one call; the GIL is released meanwhile).
+    Returns (batches per wall second, batches per CPU second of the whole process)."""
+    import jpype
+
+    paths = jpype.JClass("java.nio.file.Paths")
+    pull = jpype.JClass("JavaPull").pull
+    pull(paths.get(str(db)), b, SEQ, warmup, 1)  # not timed: open + warm-up, like the Python side
+    c0 = time.process_time()
+    bps = float(pull(paths.get(str(db)), b, SEQ, 0, n))
+    cpu = time.process_time() - c0
+    return bps, n / cpu
+
+
+def run_python(db: Path, b: int, warmup: int, n: int) -> tuple[float, float]:
+    """Pull + numpy dict, touching one value so the dict is really built; the batch is dropped each step.
+    Returns (batches per wall second, batches per CPU second of the whole process)."""
+    with hw.Sampler(db, default_batch_size=b, default_sequence_length=SEQ) as sampler:
+        for _ in range(warmup):
+            sampler.next_train_batch()
+    with hw.Sampler(db, default_batch_size=b, default_sequence_length=SEQ) as sampler:
+        t0, c0 = time.perf_counter(), time.process_time()
+        for _ in range(n):
+            batch = sampler.next_train_batch()
+            assert batch["numeric_values"].shape == (b, SEQ)
+            del batch
+        return n / (time.perf_counter() - t0), n / (time.process_time() - c0)
+
+
+def wrap_cost_us(db: Path, b: int, rounds: int = 1000) -> float:
+    """Python-side cost of one batch once it is ready: the numpy dict over a Java batch (no waiting)."""
+    with hw.Sampler(db, default_batch_size=b, default_sequence_length=SEQ) as sampler:
+        jbatch = sampler.java_sampler.nextTrain()
+        keep = [sampler._wrap(jbatch) for _ in range(3000)]  # warm: layout cached, Java side compiled
+        t0 = time.process_time()
+        for _ in range(rounds):
+            keep.append(sampler._wrap(jbatch))
+        cost = (time.process_time() - t0) / rounds * 1e6
+        del keep
+        return cost
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "n/a"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--work", type=Path, required=True)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--rows", type=int, default=20000)
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    hw.start_jvm(jvm_args=["-Xmx2g"], extra_classpath=[compile_java(args.work)])
+    db = args.work / f"db-{args.rows}"
+    if not db.exists():
+        args.work.mkdir(parents=True, exist_ok=True)
+        hw.generate_synthetic_database(db, rows=args.rows, seed=1)
+    # Warm the JIT on both paths before anything is timed (the first sampler of a JVM runs cold code).
+    run_java(db, 32, 20, 1)
+    run_python(db, 32, 20, 1)
+    started, load_start = dt.datetime.now(dt.timezone.utc), loadavg()
+    results = {}  # b -> {"java": [...], "python": [...]} of batches per wall second
+    cpu = {}  # the same per CPU second
+    for b, warmup, n in CASES:
+        runs = results.setdefault(b, {"java": [], "python": []})
+        cpu_runs = cpu.setdefault(b, {"java": [], "python": []})
+        for r in range(args.repeats):
+            # Alternate which path goes first, so a load change does not favour one of them.
+            order = ("java", "python") if r % 2 == 0 else ("python", "java")
+            for path in order:
+                bps, bpc = run_java(db, b, warmup, n) if path == "java" else run_python(db, b, warmup, n)
+                runs[path].append(bps)
+                cpu_runs[path].append(bpc)
+                print(f"B={b} {path:6s} run {r}: {bps:.2f} batches/s, {bpc:.2f} per CPU-s (load {loadavg()})",
+                      flush=True)
+    wrap = {b: wrap_cost_us(db, b) for b, _, _ in CASES}
+    ended, load_end = dt.datetime.now(dt.timezone.utc), loadavg()
+    write_report(args, results, cpu, wrap, started, ended, load_start, load_end)
+
+
+def ratio_rows(data):
+    """Table rows (without the closing columns) of Java and Python medians and runs, and their ratios."""
+    for b, runs in data.items():
+        j, p = np.median(runs["java"]), np.median(runs["python"])
+        fmt = lambda xs: ", ".join(f"{x:.2f}" for x in xs)  # noqa: E731
+        yield f"| {b} | {j:.2f} ({fmt(runs['java'])}) | {p:.2f} ({fmt(runs['python'])}) | {p / j:.2f}×", p / j
+
+
+def write_report(args, results, cpu, wrap, started, ended, load_start, load_end):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    jvm = hw.find_java_home()
+    release = (jvm / "release").read_text()
+    jver = re.search(r'JAVA_RUNTIME_VERSION="([^"]+)"', release)
+    lines = [
+        "# Python sampler: batches/s through the binding vs the Java API",
+        "",
+        "Regenerate with `bench/python-sampler/run.sh [repeats] [rows]`. Plot: [python-sampler.png](python-sampler.png).",
+        "",
+        "Every run uses the same synthetic database (the Java generator, "
+        f"{args.rows:,} rows, seed 1) and the default configuration except B, with S = {SEQ}, all in one process "
+        "and one JVM (embedded by JPype). Before anything is timed, one sampler per path warms the JIT. A run "
+        "opens a sampler and pulls warm-up batches, then opens a fresh one and times a fixed number of "
+        f"training batches ({', '.join(f'B={b}: {n}' for b, _, n in CASES)}) from its creation. "
+        "**Java**: a Java loop of `Sampler.nextTrain()` + `close()` (`JavaPull.java`, one call from Python). "
+        "**Python**: `next_train_batch()` (the dict of zero-copy numpy arrays), dropped each step so the "
+        "memory returns to the pool. Runs alternate which path goes first to spread load changes over both.",
+        "",
+        "## Machine",
+        "",
+        f"- {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, "
+        f"{platform.system()} {platform.release()}",
+        f"- JDK {jver.group(1) if jver else '?'}; Python {platform.python_version()}, numpy {np.__version__}, "
+        f"JPype {__import__('jpype').__version__}",
+        f"- **Shared machine**: other jobs were running. Load average (1/5/15 min) at start: {load_start}; "
+        f"at end: {load_end} (2 CPUs). Absolute numbers are low and noisy; the ratio is what this measures.",
+        f"- Run: {started:%Y-%m-%d %H:%M} to {ended:%H:%M} UTC, {args.repeats} repeats per path and size",
+        "",
+        "## Results",
+        "",
+        "| B | Java batches/s (median; runs) | Python batches/s (median; runs) | Python / Java | target | verdict |",
+        "|---:|---|---|---:|---:|---|",
+    ]
+    lines += [f"{row} | 0.9× | {'MET' if ratio >= 0.9 else 'NOT MET'} |" for row, ratio in ratio_rows(results)]
+    lines += [
+        "",
+        "The same runs per CPU-second of the process (all threads: producers, JVM, Python), which a shared "
+        "machine disturbs less than wall time:",
+        "",
+        "| B | Java batches per CPU-s (median; runs) | Python batches per CPU-s (median; runs) | Python / Java |",
+        "|---:|---|---|---:|",
+    ]
+    lines += [f"{row} |" for row, _ in ratio_rows(cpu)]
+    lines += [
+        "",
+        "Python-side cost of a batch that is already built (the numpy dict over the Java batch, no waiting), "
+        "averaged over 1,000 conversions of one batch after 3,000 untimed ones:",
+        "",
+        "| B | CPU µs per batch |",
+        "|---:|---:|",
+    ]
+    for b, us in wrap.items():
+        lines.append(f"| {b} | {us:.1f} |")
+    lines += ["", "Reading: the binding's own work per batch is small next to building the batch; what it adds, as a "
+              "share of the CPU time one Java batch takes (from the per-CPU-second medians):", ""]
+    for b, us in wrap.items():
+        java_us = 1e6 / np.median(cpu[b]["java"])
+        lines.append(f"- B={b}: {us:.0f} µs of {java_us:,.0f} µs ({us / java_us:.1%}); wall-time runs spread "
+                     f"{min(results[b]['java'] + results[b]['python']):.1f}–"
+                     f"{max(results[b]['java'] + results[b]['python']):.1f} batches/s on this machine.")
+    lines += [
+        "",
+        "headwater's own Python module was not installed here, so there is no headwater column.",
+        "",
+    ]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.with_suffix(".md").write_text("\n".join(lines), encoding="utf-8")
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    xs = np.arange(len(results))
+    for k, (path, colour) in enumerate((("java", "#1f77b4"), ("python", "#ff7f0e"))):
+        med = [np.median(r[path]) for r in results.values()]
+        ax.bar(xs + (k - 0.5) * 0.38, med, 0.38, label={"java": "Java API", "python": "Python (numpy)"}[path],
+               color=colour)
+        for x, r in zip(xs, results.values()):
+            ax.scatter([x + (k - 0.5) * 0.38] * len(r[path]), r[path], color="black", s=8, zorder=3)
+    ax.set_xticks(xs, [f"B={b}, S={SEQ}" for b in results])
+    ax.set_ylabel("batches / s")
+    ax.set_title(f"Sampler throughput, Python vs Java (load {load_start} → {load_end})", fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(args.out.with_suffix(".png"), dpi=120)
+    print(args.out.with_suffix(".md").read_text())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
