@@ -23,7 +23,9 @@ static int g_fd;
    first page raises SIGBUS on access. */
 static void map_truncated(int writable)
 {
-    char name[] = "/tmp/stn_fault_XXXXXX";
+    const char *dir = getenv("TMPDIR");
+    char name[4096];
+    snprintf(name, sizeof name, "%s/stn_fault_XXXXXX", dir != NULL && dir[0] != '\0' ? dir : P_tmpdir);
     g_fd = mkstemp(name);
     if (g_fd < 0 || ftruncate(g_fd, MAP_BYTES) != 0) {
         printf("FATAL: cannot create %s\n", name);
