@@ -66,8 +66,13 @@ public final class HeaderFraming {
     /**
      * Reads and validates only the header with two positioned reads (prefix, then N bytes) of a file
      * of {@code fileSize} bytes; N is checked against the size before the second read.
+     *
+     * @param fileSize the file's size, which positioned inputs always know (e.g. from a FileStatus)
      */
     public static Header read(PositionedInput in, long fileSize, String source) throws IOException {
+        if (fileSize < 0) {
+            throw new IllegalArgumentException(source + ": positioned reads need the file size, got " + fileSize);
+        }
         if (fileSize < Header.PREFIX_BYTES) {
             throw truncatedPrefix("the file has only " + fileSize + " bytes", source);
         }
