@@ -69,6 +69,10 @@ final class DemoCommand implements Callable<Integer> {
             description = "Seed of the pseudo-random contents (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--sampler-rows", paramLabel = "N", defaultValue = "20000",
+            description = "Rows of the synthetic database of the sampler step; 0 skips it (default: ${DEFAULT-VALUE}).")
+    int samplerRows;
+
     private PrintWriter out;
 
     @Override
@@ -104,6 +108,9 @@ final class DemoCommand implements Callable<Integer> {
             ok = verify(file, plan, metadata, written);
             if (ok) {
                 measure(file);
+            }
+            if (ok && samplerRows > 0) {
+                ok = samplerStep(workDir);
             }
         } finally {
             if (temporary && !keep) {
@@ -321,6 +328,45 @@ final class DemoCommand implements Callable<Integer> {
             MemorySegment.copy(src, info.begin(), dst, info.begin(), info.byteSize());
         }
         return System.nanoTime() - t0;
+    }
+
+    // ------------------------------------------------------------------ sampler
+
+    /**
+     * Generates a small relational database, samples a few batches with the sampler's reference
+     * defaults (B = 32, S = 1024) and reports samples/s. Leaves nothing behind.
+     */
+    private boolean samplerStep(Path workDir) throws IOException {
+        line("");
+        Path db = workDir.resolve("sampler-demo-db");
+        line("[sampler] relational sampler: a synthetic database of " + Format.count(samplerRows)
+                + " rows (users, posts, comments, votes; 3 tasks), then batches of 32 sequences x 1024 cells");
+        try {
+            long t0 = System.nanoTime();
+            io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticDatabase.Summary s =
+                    io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticDatabase.generate(db,
+                            Math.max(40, samplerRows), seed,
+                            io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticDatabase.Embeddings.RANDOM_UNIT);
+            line(Format.fmt("  generated %s rows, %s FK edges, %s text embeddings in %.2f s", Format.count(s.rows()),
+                    Format.count(s.edges()), Format.count(s.textRows()), (System.nanoTime() - t0) / 1e9));
+            io.github.semyonsinchenko.safetensors.sampler.SamplerConfig config =
+                    io.github.semyonsinchenko.safetensors.sampler.SamplerConfig.builder().build();
+            try (io.github.semyonsinchenko.safetensors.sampler.db.Database d =
+                    io.github.semyonsinchenko.safetensors.sampler.db.Database.open(db)) {
+                SamplerCommand.Bench.Result r = SamplerCommand.Bench.run(d, config, 3, 10, out);
+                line(Format.fmt("  sampled 10 train batches on %d threads: %.1f batches/s, %.0f samples/s",
+                        config.threads(), r.batchesPerSecond(), r.samplesPerSecond()));
+            }
+            return true;
+        } finally {
+            if (Files.exists(db)) {
+                try (java.util.stream.Stream<Path> walk = Files.walk(db)) {
+                    for (Path p : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
+        }
     }
 
     private void line(String s) {

@@ -28,6 +28,7 @@ import picocli.CommandLine.Spec;
             PackCommand.class,
             ConvertCommand.class,
             DemoCommand.class,
+            SamplerCommand.class,
             CommandLine.HelpCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",

@@ -1,0 +1,10 @@
+package io.github.semyonsinchenko.safetensors.sampler;
+
+/** The sampler was shut down: no more batches will come. */
+public final class SamplerShutdownException extends SamplerException {
+    private static final long serialVersionUID = 1L;
+
+    public SamplerShutdownException(String message) {
+        super(message);
+    }
+}
