@@ -38,6 +38,8 @@ def session_builder(master: str):
         .config("spark.executor.extraJavaOptions", JAVA_OPTIONS)
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
+        # The SQL tensor functions (test_spark_functions.py); harmless for the other tests.
+        .config("spark.sql.extensions", "io.github.semyonsinchenko.safetensors.SafetensorsExtensions")
     )
 
 
