@@ -78,7 +78,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "Stage times of our run (from its progress log):"
   echo
   echo '```'
-  grep -E '^[0-9:]{8} stage|wrote ' "$work/ours.log" || true
+  grep -E '^[0-9:]{8} stage|wrote ' "$work/ours.log" | sed "s#$work/#\$BENCH_DIR/#" || true
   echo '```'
 } > "$result"
 cat "$result"

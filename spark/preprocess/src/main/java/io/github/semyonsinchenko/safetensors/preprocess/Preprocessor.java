@@ -16,13 +16,12 @@ import io.github.semyonsinchenko.safetensors.sampler.db.ColumnMetadata;
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseMetadata;
-import io.github.semyonsinchenko.safetensors.sampler.db.MetadataJson;
+import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseWriter;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import io.github.semyonsinchenko.safetensors.sampler.db.TableMetadata;
 import io.github.semyonsinchenko.safetensors.sampler.db.TaskMetadata;
 import io.github.semyonsinchenko.safetensors.sampler.db.ValueEncoding;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -219,9 +218,7 @@ public final class Preprocessor {
         stage(8, "metadata.json");
         DatabaseMetadata metadata = new DatabaseMetadata(tableMetadata(), columnMetadata(), stats, tasks,
                 globalTsMean, globalTsStd);
-        try (OutputStream o = Files.newOutputStream(work.resolve(DatabaseLayout.METADATA_FILE))) {
-            MetadataJson.write(metadata, o);
-        }
+        DatabaseWriter.writeMetadata(work, metadata); // validates it first
         return metadata;
     }
 
