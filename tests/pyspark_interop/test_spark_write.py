@@ -81,7 +81,16 @@ def check_manifest(root: Path):
         assert size == s["bytes"]
         total += size
     assert total == m["total_bytes"]
-    assert sorted(s["file"] for s in m["shards"]) == [p.name for p in shard_files(root)]
+    listed = {s["file"] for s in m["shards"]}
+    on_disk = {p.name for p in shard_files(root)}
+    assert listed <= on_disk
+    # Any other shard is the previous version's, kept for its readers (retain_versions=1).
+    previous = set()
+    for h in (root / "_manifests").glob("*.json"):
+        hm = json.loads(h.read_text())
+        if hm.get("version") == m["version"] - 1:
+            previous = {s["file"] for s in hm["shards"]}
+    assert on_disk - listed <= previous, on_disk - listed
     assert not (root / "_staging").exists()
     return m
 
