@@ -215,7 +215,7 @@ def test_index_routes_every_key_to_its_file(spark, tmp_path):
     spark.sql("select concat('k', id) as key, array(cast(id as float), 0.5f) as v from range(0, 40, 1, 2)") \
         .write.format("safetensors").option("name_col", "key").option("generate_index", "true").save(str(out))
     m = check_manifest(out)
-    assert m["index"] == {"file": "_tensor_index.parquet"}
+    assert m["index"] == {"file": "_tensor_index.parquet", "commit_id": m["commit_id"]}
     rows = read_index(spark, out, tmp_path)
     assert sorted(r.tensor_key for r in rows) == sorted(f"k{i}" for i in range(40))
     for r in rows:
