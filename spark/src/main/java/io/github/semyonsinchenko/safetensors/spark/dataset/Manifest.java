@@ -145,9 +145,10 @@ public record Manifest(String writeMode, Map<String, ColumnSchema> schema, List<
             }
             List<Shard> shards = new ArrayList<>();
             for (JsonNode sh : shardsNode) {
-                String file = sh.path("file").asText("");
+                // "shard_path": the original Scala connector's name for the same field.
+                String file = sh.path("file").asText(sh.path("shard_path").asText(""));
                 if (file.isEmpty()) {
-                    throw new IllegalArgumentException("a shard has no \"file\"");
+                    throw new IllegalArgumentException("a shard has no \"file\" (or \"shard_path\")");
                 }
                 shards.add(new Shard(file, sh.path("samples_count").asLong(-1), sh.path("bytes").asLong(-1)));
             }
