@@ -81,7 +81,16 @@ def check_manifest(root: Path):
         assert size == s["bytes"]
         total += size
     assert total == m["total_bytes"]
-    assert sorted(s["file"] for s in m["shards"]) == [p.name for p in shard_files(root)]
+    listed = {s["file"] for s in m["shards"]}
+    on_disk = {p.name for p in shard_files(root)}
+    assert listed <= on_disk
+    # Any other shard is the previous version's, kept for its readers (retain_versions=1).
+    previous = set()
+    for h in (root / "_manifests").glob("*.json"):
+        hm = json.loads(h.read_text())
+        if hm.get("version") == m["version"] - 1:
+            previous = {s["file"] for s in hm["shards"]}
+    assert on_disk - listed <= previous, on_disk - listed
     assert not (root / "_staging").exists()
     return m
 
@@ -206,7 +215,7 @@ def test_index_routes_every_key_to_its_file(spark, tmp_path):
     spark.sql("select concat('k', id) as key, array(cast(id as float), 0.5f) as v from range(0, 40, 1, 2)") \
         .write.format("safetensors").option("name_col", "key").option("generate_index", "true").save(str(out))
     m = check_manifest(out)
-    assert m["index"] == {"file": "_tensor_index.parquet"}
+    assert m["index"] == {"file": "_tensor_index.parquet", "commit_id": m["commit_id"]}
     rows = read_index(spark, out, tmp_path)
     assert sorted(r.tensor_key for r in rows) == sorted(f"k{i}" for i in range(40))
     for r in rows:

@@ -59,7 +59,7 @@ public final class SafetensorsTable implements Table, SupportsRead, SupportsWrit
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
         ReadOptions read = ReadOptions.parse(options);
-        var conf = SparkSession.active().sparkContext().hadoopConfiguration();
+        var conf = HadoopConfs.of(SparkSession.active(), options.asCaseSensitiveMap());
         return new SafetensorsScanBuilder(DatasetResolver.resolve(options, read, schema, conf), schema, read, options);
     }
 

@@ -1,8 +1,11 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
 import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
+import io.github.semyonsinchenko.safetensors.spark.dataset.ColumnSchema;
+import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;
+import io.github.semyonsinchenko.safetensors.spark.dataset.Shard;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -39,6 +42,7 @@ public final class DatasetResolver {
         List<DatasetFile> files = new ArrayList<>();
         Manifest manifest = null;
         String indexPath = null;
+        String indexCommitId = null;
         try {
             for (String root : roots) {
                 Path p = new Path(root);
@@ -53,12 +57,8 @@ public final class DatasetResolver {
                         continue;
                     }
                     Path dir = st.getPath();
-                    Path manifestPath = new Path(dir, Manifest.FILE_NAME);
-                    if (fs.exists(manifestPath)) {
-                        Manifest m;
-                        try (InputStream in = fs.open(manifestPath)) {
-                            m = Manifest.parse(in, manifestPath.toString());
-                        }
+                    Manifest m = Manifest.readFile(fs, new Path(dir, DatasetLayout.MANIFEST));
+                    if (m != null) {
                         if (manifest == null) {
                             manifest = m;
                         }
@@ -66,22 +66,30 @@ public final class DatasetResolver {
                         for (FileStatus c : fs.listStatus(dir)) {
                             lengths.put(c.getPath().getName(), c.getLen());
                         }
-                        for (int i = 0; i < m.shardFiles().size(); i++) {
-                            Path sp = new Path(dir, m.shardFiles().get(i));
+                        for (Shard shard : m.shards()) {
+                            Path sp = new Path(dir, shard.file());
                             Long len = lengths.get(sp.getName());
                             if (len == null || !sp.getParent().equals(dir)) {
                                 len = fs.getFileStatus(sp).getLen(); // fails clearly if missing
                             }
-                            files.add(new DatasetFile(sp.toString(), len, m.shardSamples().get(i)));
+                            files.add(new DatasetFile(sp.toString(), len, shard.samples()));
                         }
-                        String idx = m.indexFile() != null ? m.indexFile() : Manifest.DEFAULT_INDEX_FILE;
-                        Path ip = new Path(dir, idx);
-                        if (indexPath == null && roots.size() == 1 && matched.length == 1 && fs.exists(ip)) {
-                            indexPath = ip.toString();
+                        // Only the index the manifest names, written by the same commit: the index is
+                        // replaced just before the manifest, so it may already be the next version's.
+                        if (m.indexFile() != null && indexPath == null && roots.size() == 1 && matched.length == 1) {
+                            Path ip = new Path(dir, m.indexFile());
+                            if (fs.exists(ip)) {
+                                indexPath = ip.toString();
+                                indexCommitId = m.commitId(); // checked against the index as it is read
+                            }
                         }
                     } else {
+                        FileStatus[] children = fs.listStatus(dir);
+                        if (!opts.looseFiles()) {
+                            refuseDatasetWithoutManifest(dir, children);
+                        }
                         List<DatasetFile> inDir = new ArrayList<>();
-                        for (FileStatus c : fs.listStatus(dir)) {
+                        for (FileStatus c : children) {
                             String name = c.getPath().getName();
                             if (c.isFile() && name.endsWith(EXTENSION) && !name.startsWith("_")
                                     && !name.startsWith(".")) {
@@ -108,7 +116,7 @@ public final class DatasetResolver {
                     + " not layout=kv");
         }
         List<String> naming = new ArrayList<>();
-        Map<String, Manifest.ColumnSpec> manifestSchema = new LinkedHashMap<>();
+        Map<String, ColumnSchema> manifestSchema = new LinkedHashMap<>();
         // A manifest of another mode (e.g. kv read as wide) does not name this layout's columns.
         boolean manifestNames = manifest != null && ((layout == ReadOptions.Layout.KV && manifest.isKv()) || batchNaming);
         if (manifestNames) {
@@ -117,7 +125,7 @@ public final class DatasetResolver {
             if (naming.isEmpty() && indexPath != null) {
                 // A manifest without a schema: the index names the columns.
                 try {
-                    naming.addAll(TensorIndex.columns(indexPath, conf));
+                    naming.addAll(TensorIndex.columns(indexPath, indexCommitId, conf));
                 } catch (IOException e) {
                     throw Errors.analysis("cannot read the tensor index " + indexPath + ": " + e.getMessage(), e);
                 }
@@ -139,7 +147,37 @@ public final class DatasetResolver {
             validateUserSchema(userSchema, layout);
         }
         return new ResolvedDataset(files, layout, batchNaming, naming, manifestSchema,
-                manifestNames ? indexPath : null, manifest != null);
+                manifestNames ? indexPath : null, indexCommitId, manifest != null);
+    }
+
+    /**
+     * A directory without a manifest that is, or was, a dataset (history, staging directory, our
+     * shard names) is mid-commit, crashed or damaged: reading its files as loose files would mix
+     * versions or return rows of no version, so it is an error unless {@code looseFiles=true}.
+     */
+    private static void refuseDatasetWithoutManifest(Path dir, FileStatus[] children) {
+        List<String> traces = new ArrayList<>();
+        int shards = 0;
+        for (FileStatus c : children) {
+            String name = c.getPath().getName();
+            if (c.isDirectory() && (name.equals(DatasetLayout.HISTORY) || name.equals(DatasetLayout.STAGING))) {
+                traces.add(name + "/");
+            } else if (name.startsWith("." + DatasetLayout.MANIFEST + ".")) {
+                traces.add(name);
+            } else if (c.isFile() && DatasetLayout.isShardName(name)) {
+                shards++;
+            }
+        }
+        if (shards > 0) {
+            traces.add(shards + " shard file(s) named part-<task>-<uuid>.safetensors");
+        }
+        if (!traces.isEmpty()) {
+            throw Errors.analysis(dir + " is or was a safetensors dataset (" + String.join(", ", traces)
+                    + ") but has no " + DatasetLayout.MANIFEST + ": a write may be committing or have crashed, or"
+                    + " the manifest was removed; reading its files would mix versions. Read it again once a"
+                    + " commit is in place, or set .option(\"" + ReadOptions.LOOSE_FILES + "\", \"true\") to read"
+                    + " its .safetensors files as plain files");
+        }
     }
 
     static List<String> paths(CaseInsensitiveStringMap options) {

@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
+import io.github.semyonsinchenko.safetensors.spark.HadoopConfs;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -16,7 +17,7 @@ public final class ReadSchemas {
                     + " layout) or set .option(\"inferSchema\", \"true\") to infer it from the manifest, the tensor"
                     + " index or the first file's header");
         }
-        var conf = SparkSession.active().sparkContext().hadoopConfiguration();
-        return SchemaInference.infer(DatasetResolver.resolve(options, read, null, conf), conf);
+        var conf = HadoopConfs.of(SparkSession.active(), options.asCaseSensitiveMap());
+        return SchemaInference.infer(DatasetResolver.resolve(options, read, null, conf), conf, read.ignoreCorruptFiles());
     }
 }

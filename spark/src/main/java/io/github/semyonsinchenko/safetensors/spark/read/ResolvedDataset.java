@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
+import io.github.semyonsinchenko.safetensors.spark.dataset.ColumnSchema;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
@@ -15,11 +16,13 @@ import java.util.Map;
  *     (batch and kv); empty for plain files, where every tensor name is a column
  * @param manifestSchema per-sample dtype and shape of each column, from the manifest; may be empty
  * @param indexPath the tensor index, or null when the dataset has none
+ * @param indexCommitId the commit the index must come from (the manifest's {@code commit_id})
  * @param hasManifest whether a {@code dataset_manifest.json} was found
  */
 public record ResolvedDataset(List<DatasetFile> files, ReadOptions.Layout layout, boolean batchNaming,
-                              List<String> namingColumns, Map<String, Manifest.ColumnSpec> manifestSchema,
-                              String indexPath, boolean hasManifest) implements Serializable {
+                              List<String> namingColumns, Map<String, ColumnSchema> manifestSchema,
+                              String indexPath, String indexCommitId, boolean hasManifest)
+        implements Serializable {
     public ResolvedDataset {
         files = List.copyOf(files);
         namingColumns = List.copyOf(namingColumns);

@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
+import io.github.semyonsinchenko.safetensors.spark.dataset.TensorNames;
 import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import java.io.IOException;
@@ -66,27 +67,14 @@ final class RowPlanner {
     /** kv: tensor name = key (one column) or {@code <key>/<column>}; rows in order of first appearance. */
     private static List<RowSpec> kvRows(Header header, List<String> columns) throws IOException {
         Map<String, Map<String, TensorRef>> byKey = new LinkedHashMap<>();
-        String only = columns.size() == 1 ? columns.getFirst() : null;
         for (TensorInfo t : header.tensors()) {
             String name = t.name();
-            String key = null;
-            String column = null;
-            if (only != null) {
-                key = name;
-                column = only;
-            } else {
-                for (String c : columns) {
-                    if (name.length() > c.length() + 1 && name.endsWith(c)
-                            && name.charAt(name.length() - c.length() - 1) == '/') {
-                        key = name.substring(0, name.length() - c.length() - 1);
-                        column = c;
-                        break;
-                    }
-                }
-            }
-            if (key == null) {
+            TensorNames.Kv kv = TensorNames.parseKv(name, columns);
+            if (kv == null) {
                 continue; // not a tensor of any serialized column
             }
+            String key = kv.key();
+            String column = kv.column();
             byKey.computeIfAbsent(key, k -> new HashMap<>()).put(column, whole(t, name));
         }
         List<RowSpec> rows = new ArrayList<>(byKey.size());
@@ -101,20 +89,12 @@ final class RowPlanner {
         TreeMap<Long, Map<String, TensorRef>> byBatch = new TreeMap<>();
         for (TensorInfo t : header.tensors()) {
             String name = t.name();
-            int slash = name.lastIndexOf('/');
-            if (slash <= 0 || slash == name.length() - 1) {
+            TensorNames.Batch parsed = TensorNames.parseBatch(name);
+            if (parsed == null || !columns.contains(parsed.column())) {
                 continue;
             }
-            String column = name.substring(0, slash);
-            if (!columns.contains(column)) {
-                continue;
-            }
-            long batch;
-            try {
-                batch = Long.parseLong(name.substring(slash + 1));
-            } catch (NumberFormatException e) {
-                continue;
-            }
+            String column = parsed.column();
+            long batch = parsed.batch();
             byBatch.computeIfAbsent(batch, b -> new HashMap<>()).put(column, whole(t, name));
         }
         List<RowSpec> rows = new ArrayList<>(byBatch.size());

@@ -95,6 +95,14 @@ final class SafetensorsPartitionReader implements PartitionReader<InternalRow> {
             }
         } catch (IOException | RuntimeException e) {
             closeSource();
+            if (isMissing(e)) {
+                if (options.ignoreMissingFiles()) {
+                    LOG.warn("Skipped the missing file {}: {}", file.path(), e.getMessage());
+                    rows = List.of();
+                    return;
+                }
+                throw missing(e);
+            }
             if (options.ignoreCorruptFiles()) {
                 LOG.warn("Skipped the corrupted file {}: {}", file.path(), e.getMessage());
                 rows = List.of();
@@ -104,6 +112,23 @@ final class SafetensorsPartitionReader implements PartitionReader<InternalRow> {
         }
     }
 
+    /** The file is gone (deleted after the listing), as opposed to present but unreadable. */
+    private static boolean isMissing(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.io.FileNotFoundException || t instanceof java.nio.file.NoSuchFileException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private IOException missing(Exception e) {
+        return new IOException("safetensors: cannot read " + file.path() + ": the file does not exist any more ("
+                + e.getClass().getSimpleName() + "); it was listed when the query was planned and deleted since, e.g."
+                + " by the retention of a later overwrite or by vacuum (keep more versions with retain_versions), or"
+                + " set ignoreMissingFiles=true to skip such files", e);
+    }
+
     private IOException named(Exception e) {
         if (e instanceof SafetensorsException se) {
             return se; // its message starts with the file
@@ -111,7 +136,10 @@ final class SafetensorsPartitionReader implements PartitionReader<InternalRow> {
         if (e.getMessage() != null && e.getMessage().startsWith(file.path())) {
             return new IOException(e.getMessage(), e);
         }
-        return new IOException("safetensors: cannot read " + file.path() + ": " + e.getMessage(), e);
+        String reason = e.getMessage() == null || e.getMessage().equals(file.path())
+                || e.getMessage().equals(new org.apache.hadoop.fs.Path(file.path()).toUri().getPath())
+                ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + e.getMessage();
+        return new IOException("safetensors: cannot read " + file.path() + ": " + reason, e);
     }
 
     @Override
@@ -126,6 +154,15 @@ final class SafetensorsPartitionReader implements PartitionReader<InternalRow> {
         try {
             current = build(spec);
         } catch (IOException | RuntimeException e) {
+            if (isMissing(e)) {
+                if (options.ignoreMissingFiles()) {
+                    LOG.warn("Skipped the rest of the missing file {}: {}", file.path(), e.getMessage());
+                    rows = List.of();
+                    closeSource();
+                    return false;
+                }
+                throw missing(e);
+            }
             if (options.ignoreCorruptFiles()) {
                 LOG.warn("Skipped the rest of the corrupted file {}: {}", file.path(), e.getMessage());
                 rows = List.of();

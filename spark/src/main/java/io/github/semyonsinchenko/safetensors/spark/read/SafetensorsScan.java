@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
+import io.github.semyonsinchenko.safetensors.spark.HadoopConfs;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -61,21 +62,27 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         return this;
     }
 
-    /** The files to read; with an index and a {@code tensor_key} restriction, only those holding the keys. */
+    /**
+     * The files to read; with an index and a {@code tensor_key} restriction, only those holding the
+     * keys (unless the index is of another commit, then all of them).
+     */
     synchronized List<DatasetFile> plannedFiles() {
         if (planned == null) {
             Set<String> keys = MetaFilter.keyRestriction(filter);
+            planned = dataset.files();
             if (keys != null && dataset.layout() == ReadOptions.Layout.KV && dataset.indexPath() != null
                     && options.useIndex()) {
-                planned = filesFromIndex(keys);
-                usedIndex = true;
-            } else {
-                planned = dataset.files();
+                List<DatasetFile> fromIndex = filesFromIndex(keys);
+                if (fromIndex != null) {
+                    planned = fromIndex;
+                    usedIndex = true;
+                }
             }
         }
         return planned;
     }
 
+    /** The files holding {@code keys}, or null when the index is not this manifest's. */
     private List<DatasetFile> filesFromIndex(Set<String> keys) {
         if (keys.isEmpty()) {
             return List.of();
@@ -84,9 +91,12 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         Set<String> wanted = new HashSet<>();
         Configuration conf = hadoopConf(SparkSession.active());
         try {
-            for (String f : TensorIndex.filesHoldingKeys(dataset.indexPath(), keys, conf)) {
+            for (String f : TensorIndex.filesHoldingKeys(dataset.indexPath(), dataset.indexCommitId(), keys, conf)) {
                 wanted.add(new Path(root, f).toString());
             }
+        } catch (io.github.semyonsinchenko.safetensors.spark.dataset.TensorIndexFile.StaleIndexException e) {
+            // A commit replaced the index after this manifest was read: every file, same rows.
+            return null;
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException("cannot read the tensor index " + dataset.indexPath() + ": "
                     + e.getMessage(), e);
@@ -114,15 +124,9 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         return new SafetensorsReaderFactory(broadcast, dataset, tableSchema, readSchema, options, filter);
     }
 
-    /** The session's Hadoop configuration plus the read's options (as Spark's file sources do). */
+    /** See {@link HadoopConfs}. */
     private Configuration hadoopConf(SparkSession spark) {
-        Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
-        rawOptions.forEach((k, v) -> {
-            if (!k.equalsIgnoreCase("path") && !k.equalsIgnoreCase("paths")) {
-                conf.set(k, v);
-            }
-        });
-        return conf;
+        return HadoopConfs.of(spark, rawOptions);
     }
 
     private String pushedString() {

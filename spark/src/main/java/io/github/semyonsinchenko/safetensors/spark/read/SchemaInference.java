@@ -22,12 +22,13 @@ import org.apache.spark.sql.types.StructType;
  *       first file says nothing about the others, so any column may be absent elsewhere).</li>
  * </ul>
  * The columns come from the manifest's schema when there is one, else from the tensor index, else
- * from the first file's header (read whole, however large).
+ * from the first file's header (read whole, however large); with {@code ignoreCorruptFiles} the
+ * first file with a valid header.
  */
 public final class SchemaInference {
     private SchemaInference() {}
 
-    public static StructType infer(ResolvedDataset ds, Configuration conf) {
+    public static StructType infer(ResolvedDataset ds, Configuration conf, boolean ignoreCorruptFiles) {
         // kv and batch datasets: the resolver already named the columns (manifest schema, else index).
         List<String> columns = new ArrayList<>(ds.namingColumns());
         boolean fromDataset = ds.batchNaming() || ds.layout() == ReadOptions.Layout.KV;
@@ -37,13 +38,22 @@ public final class SchemaInference {
                 throw Errors.analysis("Unable to infer schema for safetensors: no .safetensors files found; pass"
                         + " .schema(...) to read an empty dataset");
             }
-            DatasetFile first = ds.files().getFirst();
-            Header h;
-            try {
-                h = TensorSource.readHeader(first, conf);
-            } catch (IOException e) {
-                throw Errors.analysis("Unable to infer schema for safetensors from " + first.path() + ": "
-                        + e.getMessage(), e);
+            Header h = null;
+            for (DatasetFile f : ds.files()) {
+                try {
+                    h = TensorSource.readHeader(f, conf);
+                    break;
+                } catch (IOException e) {
+                    // Like the scan: a corrupt file is skipped only with ignoreCorruptFiles.
+                    if (!ignoreCorruptFiles) {
+                        throw Errors.analysis("Unable to infer schema for safetensors from " + f.path() + ": "
+                                + e.getMessage(), e);
+                    }
+                }
+            }
+            if (h == null) {
+                throw Errors.analysis("Unable to infer schema for safetensors: none of the " + ds.files().size()
+                        + " file(s) has a valid header (ignoreCorruptFiles skipped them all); pass .schema(...)");
             }
             columns = new ArrayList<>();
             for (TensorInfo t : h.tensors()) {

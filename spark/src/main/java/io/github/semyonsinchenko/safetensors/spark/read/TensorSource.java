@@ -52,7 +52,9 @@ abstract class TensorSource implements Closeable {
     }
 
     private static boolean isLocal(FileSystem fs) {
-        return (fs instanceof LocalFileSystem || fs instanceof RawLocalFileSystem) && "file".equals(fs.getScheme());
+        // getUri, not getScheme: RawLocalFileSystem does not implement getScheme.
+        return (fs instanceof LocalFileSystem || fs instanceof RawLocalFileSystem)
+                && "file".equals(fs.getUri().getScheme());
     }
 
     static void checkValueSize(String source, TensorInfo info, long length) throws IOException {
@@ -75,7 +77,21 @@ abstract class TensorSource implements Closeable {
         Mapped(java.nio.file.Path path) throws IOException {
             // SHARED, not CONFINED: Spark may consume a partition's iterator on another thread than the
             // one that opened it (e.g. the feeder thread of a Python UDF).
-            this.file = SafetensorsFile.open(path, SafetensorsFile.Sharing.SHARED);
+            try {
+                this.file = SafetensorsFile.open(path, SafetensorsFile.Sharing.SHARED);
+            } catch (InternalError e) {
+                throw mappingFault(path.toString(), e);
+            }
+        }
+
+        /**
+         * A page of the mapping could not be read: the file was truncated (or its storage failed)
+         * after it was mapped. The JDK reports that as {@link InternalError}, which Spark treats as
+         * fatal for the executor; it is an I/O error of this file.
+         */
+        static IOException mappingFault(String path, InternalError e) {
+            return new IOException(path + ": reading the memory-mapped file faulted (" + e.getMessage() + "); it was"
+                    + " truncated or changed while being read", e);
         }
 
         @Override
@@ -88,7 +104,11 @@ abstract class TensorSource implements Closeable {
             checkValueSize(file.path().toString(), info, length);
             MemorySegment data = file.tensor(info.name()).data();
             byte[] out = new byte[(int) length];
-            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, offset, out, 0, (int) length);
+            try {
+                MemorySegment.copy(data, ValueLayout.JAVA_BYTE, offset, out, 0, (int) length);
+            } catch (InternalError e) {
+                throw mappingFault(file.path().toString(), e);
+            }
             return out;
         }
 

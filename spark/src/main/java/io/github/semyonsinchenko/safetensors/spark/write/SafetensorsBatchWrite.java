@@ -1,9 +1,16 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
 import io.github.semyonsinchenko.safetensors.spark.SerializableHadoopConf;
-import io.github.semyonsinchenko.safetensors.spark.write.ShardCommitMessage.ColumnSchema;
-import io.github.semyonsinchenko.safetensors.spark.write.ShardCommitMessage.IndexEntry;
-import io.github.semyonsinchenko.safetensors.spark.write.ShardCommitMessage.Shard;
+import io.github.semyonsinchenko.safetensors.spark.dataset.AppendRules;
+import io.github.semyonsinchenko.safetensors.spark.dataset.ColumnSchema;
+import io.github.semyonsinchenko.safetensors.spark.dataset.CrashPoints;
+import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetCommit;
+import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.spark.dataset.IndexEntry;
+import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;
+import io.github.semyonsinchenko.safetensors.spark.dataset.Shard;
+import io.github.semyonsinchenko.safetensors.spark.dataset.TensorIndexFile;
+import io.github.semyonsinchenko.safetensors.spark.dataset.Vacuum;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -11,9 +18,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.broadcast.Broadcast;
@@ -22,6 +27,8 @@ import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The job-level commit protocol (driver side).
@@ -33,21 +40,24 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  *       per partition commit, so a speculative or retried duplicate never reaches {@link #commit}.</li>
  *   <li>{@link #commit} re-checks the save mode against the dataset as it is now, checks that all
  *       tasks (and, on append, the existing dataset) agree on dtypes and shapes and, with an index,
- *       that no key repeats; only then it changes the root: (overwrite) removes the old dataset,
- *       manifest first; renames the committed shards into the root; writes the index; writes the
- *       manifest last. Until the manifest is renamed into place the old state is what readers see.</li>
- *   <li>{@link #abort} (job failure, or a failed commit) removes shards already moved by this job
- *       and the job's staging directory, which also holds every uncommitted attempt's files.</li>
+ *       that no key repeats; then {@link DatasetCommit} publishes the shards, replaces the index and
+ *       replaces the manifest (the commit point). Nothing of the old version is deleted before that,
+ *       whatever the mode: superseded files go later, by the retention rules of {@link Vacuum}.</li>
+ *   <li>{@link #abort} (job failure, or a failed commit) removes shards already published by this
+ *       job and the job's staging directory, which also holds every uncommitted attempt's files.</li>
  * </ol>
  */
 final class SafetensorsBatchWrite implements BatchWrite {
+    private static final Logger LOG = LoggerFactory.getLogger(SafetensorsBatchWrite.class);
+
     private final WriteOptions options;
     private final Configuration conf;
     private final Broadcast<SerializableHadoopConf> broadcastConf;
     private final boolean collectIndex;
     private final Path root;
     private final Path jobStaging;
-    private final List<Path> moved = new ArrayList<>();
+    private final String jobId;
+    private DatasetCommit commit;
     private boolean committed;
 
     SafetensorsBatchWrite(WriteOptions options, Configuration conf, Broadcast<SerializableHadoopConf> broadcastConf,
@@ -57,7 +67,8 @@ final class SafetensorsBatchWrite implements BatchWrite {
         this.broadcastConf = broadcastConf;
         this.collectIndex = collectIndex;
         this.root = root;
-        this.jobStaging = new Path(new Path(root, DatasetFiles.STAGING), jobId);
+        this.jobId = jobId;
+        this.jobStaging = new Path(new Path(root, DatasetLayout.STAGING), jobId);
     }
 
     @Override
@@ -80,19 +91,22 @@ final class SafetensorsBatchWrite implements BatchWrite {
     }
 
     private void doCommit(WriterCommitMessage[] messages) throws IOException {
-        FileSystem fs = root.getFileSystem(conf);
-        boolean exists = fs.exists(new Path(root, DatasetFiles.MANIFEST));
+        CrashPoints.reached(CrashPoints.COMMIT_START);
+        commit = new DatasetCommit(conf, root, options.commitPolicy, jobId);
+        FileSystem fs = commit.fs();
+        Manifest current = Manifest.read(fs, root);
+        boolean exists = current != null;
         SaveMode mode = options.saveMode;
         if (exists && mode == SaveMode.ErrorIfExists) {
-            throw new IOException("the path already holds a committed safetensors dataset (" + DatasetFiles.MANIFEST
+            throw new IOException("the path already holds a committed safetensors dataset (" + DatasetLayout.MANIFEST
                     + " appeared while the job ran); use mode overwrite, append or ignore");
         }
         if (exists && mode == SaveMode.Ignore) {
-            DatasetFiles.removeStaging(fs, root, jobStaging);
+            removeStaging(fs);
             committed = true;
             return;
         }
-        Manifest old = exists && mode == SaveMode.Append ? Manifest.read(fs, root) : null;
+        Manifest old = mode == SaveMode.Append ? current : null;
 
         // ---- gather what the tasks wrote, in partition order
         List<ShardCommitMessage> msgs = new ArrayList<>();
@@ -143,8 +157,7 @@ final class SafetensorsBatchWrite implements BatchWrite {
         List<IndexEntry> allIndex = new ArrayList<>();
         if (writeIndex) {
             if (old != null) {
-                allIndex.addAll(old.hasIndex() ? TensorIndexFile.read(conf, root)
-                        : TensorIndexFile.fromShards(fs, root, old.shards(), old));
+                allIndex.addAll(TensorIndexFile.of(fs, conf, root, old));
             }
             allIndex.addAll(newIndex);
             if (options.mode == WriteOptions.Mode.KV && options.duplicates == WriteOptions.Duplicates.FAIL) {
@@ -152,61 +165,62 @@ final class SafetensorsBatchWrite implements BatchWrite {
             }
         }
 
-        // ---- apply: from here on the root changes
-        if (mode == SaveMode.Overwrite && fs.exists(root)) {
-            fs.delete(new Path(root, DatasetFiles.MANIFEST), false);
-            for (FileStatus st : fs.listStatus(root)) {
-                if (!st.getPath().getName().equals(DatasetFiles.STAGING)) {
-                    fs.delete(st.getPath(), true);
-                }
-            }
-        }
+        // ---- apply (DatasetCommit): readers see the current version until the manifest is replaced
         fs.mkdirs(root);
         for (ShardCommitMessage m : msgs) {
             for (Shard s : m.shards()) {
-                Path dst = new Path(root, s.file());
-                DatasetFiles.move(fs, new Path(m.stagingDir(), s.file()), dst);
-                moved.add(dst);
+                commit.publish(new Path(m.stagingDir(), s.file()), s.file());
             }
         }
         if (writeIndex) {
-            TensorIndexFile.write(fs, conf, root, allIndex);
+            commit.writeIndex(conf, allIndex);
         }
         Manifest manifest = new Manifest(options.mode == WriteOptions.Mode.KV ? "kv" : "batch", schema, allShards,
                 options.mode == WriteOptions.Mode.BATCH ? options.batchSize : null,
                 options.mode == WriteOptions.Mode.BATCH ? options.tail.name().toLowerCase(java.util.Locale.ROOT) : null,
                 options.mode == WriteOptions.Mode.KV ? options.nameCol : null,
-                writeIndex);
-        manifest.write(fs, root);
+                writeIndex ? DatasetLayout.INDEX : null, commit.nextVersion(current), jobId);
+        commit.commitManifest(manifest, current);
         committed = true;
-        DatasetFiles.removeStaging(fs, root, jobStaging);
+        cleanUp(fs);
+    }
+
+    /** After the commit: this job's staging, then the retention (failures are logged, the commit stands). */
+    private void cleanUp(FileSystem fs) {
+        try {
+            removeStaging(fs);
+            CrashPoints.reached(CrashPoints.STAGING_REMOVED);
+            Vacuum.Report r = Vacuum.run(conf, root, options.commitPolicy, false);
+            if (!r.deletions().isEmpty()) {
+                LOG.info("safetensors commit of {} removed {} superseded or orphaned path(s), {} bytes", root,
+                        r.deletions().size(), r.bytes());
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("safetensors commit of {} succeeded but its cleanup failed (a later commit or vacuum retries):"
+                    + " {}", root, e.toString());
+        }
+    }
+
+    /** Deletes the job's staging directory, and {@code _staging} itself once no other job uses it. */
+    private void removeStaging(FileSystem fs) throws IOException {
+        fs.delete(jobStaging, true);
+        Path staging = jobStaging.getParent();
+        try {
+            if (fs.listStatus(staging).length == 0) {
+                fs.delete(staging, false);
+            }
+        } catch (java.io.FileNotFoundException ignored) {
+            // already gone
+        }
     }
 
     private void checkAppendable(Manifest old, Map<String, ColumnSchema> schema) throws IOException {
-        String mode = options.mode == WriteOptions.Mode.KV ? "kv" : "batch";
-        if (!old.writeMode().equals(mode)) {
-            throw new IOException("cannot append " + mode + "-mode data to a " + old.writeMode() + "-mode dataset");
+        String problem = options.appendProblem(old);
+        if (problem == null) {
+            problem = AppendRules.schemaProblem(old, schema);
         }
-        if (options.mode == WriteOptions.Mode.BATCH && !Objects.equals(old.batchSize(), options.batchSize)) {
-            throw new IOException("cannot append with batch_size=" + options.batchSize + " to a dataset written with "
-                    + "batch_size=" + old.batchSize());
-        }
-        if (options.mode == WriteOptions.Mode.BATCH
-                && !options.tail.name().equalsIgnoreCase(String.valueOf(old.tailStrategy()))) {
-            throw new IOException("cannot append with tail_strategy=" + options.tail.name().toLowerCase(java.util.Locale.ROOT)
-                    + " to a dataset written with tail_strategy=" + old.tailStrategy());
-        }
-        List<String> newCols = options.columns.stream().map(ColumnSpec::name).toList();
-        if (!newCols.equals(List.copyOf(old.schema().keySet()))) {
-            throw new IOException("cannot append columns " + newCols + " to a dataset with columns "
-                    + old.schema().keySet());
-        }
-        for (Map.Entry<String, ColumnSchema> e : schema.entrySet()) {
-            ColumnSchema was = old.schema().get(e.getKey());
-            if (was != null && !was.sameAs(e.getValue())) {
-                throw new IOException("cannot append: column '" + e.getKey() + "' is " + e.getValue()
-                        + " but the dataset has " + was);
-            }
+        if (problem != null) {
+            throw new IOException("cannot append to " + root + ": " + problem);
         }
     }
 
@@ -226,13 +240,10 @@ final class SafetensorsBatchWrite implements BatchWrite {
     @Override
     public void abort(WriterCommitMessage[] messages) {
         try {
-            FileSystem fs = root.getFileSystem(conf);
-            if (!committed) {
-                for (Path p : moved) {
-                    fs.delete(p, false);
-                }
+            if (commit != null && !committed) {
+                commit.unpublish();
             }
-            DatasetFiles.removeStaging(fs, root, jobStaging);
+            removeStaging(root.getFileSystem(conf));
         } catch (IOException e) {
             throw new UncheckedIOException("[safetensors] abort of " + root + " could not clean up: " + e, e);
         }

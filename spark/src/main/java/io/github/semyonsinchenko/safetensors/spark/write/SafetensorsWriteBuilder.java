@@ -1,9 +1,9 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
+import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.EnumSet;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
@@ -92,24 +92,9 @@ public final class SafetensorsWriteBuilder implements WriteBuilder, SupportsTrun
         throw new IllegalArgumentException("unknown save mode " + v);
     }
 
-    /** What can be checked against an existing dataset before the data is seen. */
+    /** What can be checked against an existing dataset before the data is seen (the commit asks again). */
     private static void checkAppendEarly(Manifest old, WriteOptions options) {
-        String mode = options.mode == WriteOptions.Mode.KV ? "kv" : "batch";
-        String problem = null;
-        if (!old.writeMode().equals(mode)) {
-            problem = "the dataset was written in " + old.writeMode() + " mode, this write is in " + mode + " mode";
-        } else if (options.mode == WriteOptions.Mode.BATCH && old.batchSize() != null
-                && old.batchSize() != options.batchSize) {
-            problem = "the dataset has batch_size=" + old.batchSize() + ", this write batch_size=" + options.batchSize;
-        } else if (options.mode == WriteOptions.Mode.BATCH && old.tailStrategy() != null
-                && !old.tailStrategy().equalsIgnoreCase(options.tail.name())) {
-            problem = "the dataset has tail_strategy=" + old.tailStrategy() + ", this write tail_strategy="
-                    + options.tail.name().toLowerCase(Locale.ROOT);
-        } else if (!options.columns.stream().map(ColumnSpec::name).toList().equals(
-                java.util.List.copyOf(old.schema().keySet())) && !old.schema().isEmpty()) {
-            problem = "the dataset has columns " + old.schema().keySet() + ", this write has "
-                    + options.columns.stream().map(ColumnSpec::name).toList();
-        }
+        String problem = options.appendProblem(old);
         if (problem != null) {
             throw sneaky(WriteErrors.analysis("cannot append to " + options.path + ": " + problem));
         }

@@ -1,6 +1,7 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
 import io.github.semyonsinchenko.safetensors.spark.SafetensorsDataSource;
+import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
@@ -57,7 +58,7 @@ public final class SaveModeWrite {
             }
             if (exists && mode == SaveMode.ErrorIfExists) {
                 throw SafetensorsWriteBuilder.sneaky(WriteErrors.analysis("path " + path + " already holds a "
-                        + "safetensors dataset (" + DatasetFiles.MANIFEST + "); SaveMode ErrorIfExists (the default) "
+                        + "safetensors dataset (" + DatasetLayout.MANIFEST + "); SaveMode ErrorIfExists (the default) "
                         + "refuses to write; use .mode(\"overwrite\"), .mode(\"append\") or .mode(\"ignore\")"));
             }
             if (exists) {

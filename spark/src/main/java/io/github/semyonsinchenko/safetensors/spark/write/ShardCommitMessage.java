@@ -1,7 +1,9 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
+import io.github.semyonsinchenko.safetensors.spark.dataset.ColumnSchema;
+import io.github.semyonsinchenko.safetensors.spark.dataset.IndexEntry;
+import io.github.semyonsinchenko.safetensors.spark.dataset.Shard;
 import java.io.Serial;
-import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
@@ -16,32 +18,4 @@ record ShardCommitMessage(int partitionId, long taskId, String stagingDir, List<
         implements WriterCommitMessage {
     @Serial
     private static final long serialVersionUID = 1L;
-
-    /** One shard file: its name (same in staging and at the root), samples and size in bytes. */
-    record Shard(String file, long samples, long bytes) implements Serializable {
-        @Serial
-        private static final long serialVersionUID = 1L;
-    }
-
-    /** A column's per-sample dtype and shape (batch mode: without the batch dimension). */
-    record ColumnSchema(String dtype, long[] shape) implements Serializable {
-        @Serial
-        private static final long serialVersionUID = 1L;
-
-        boolean sameAs(ColumnSchema o) {
-            return dtype.equals(o.dtype) && java.util.Arrays.equals(shape, o.shape);
-        }
-
-        @Override
-        public String toString() {
-            return dtype + " " + java.util.Arrays.toString(shape);
-        }
-    }
-
-    /** One row of {@code _tensor_index.parquet} (see DATASET.md). */
-    record IndexEntry(String tensorKey, String column, String tensorName, String fileName, long[] shape,
-                      String dtype, long begin, long end) implements Serializable {
-        @Serial
-        private static final long serialVersionUID = 1L;
-    }
 }

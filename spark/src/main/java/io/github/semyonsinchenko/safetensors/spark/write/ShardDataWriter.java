@@ -4,9 +4,13 @@ import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsWriter;
-import io.github.semyonsinchenko.safetensors.spark.write.ShardCommitMessage.ColumnSchema;
-import io.github.semyonsinchenko.safetensors.spark.write.ShardCommitMessage.IndexEntry;
-import io.github.semyonsinchenko.safetensors.spark.write.ShardCommitMessage.Shard;
+import io.github.semyonsinchenko.safetensors.spark.dataset.ColumnSchema;
+import io.github.semyonsinchenko.safetensors.spark.dataset.CrashPoints;
+import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.spark.dataset.IndexEntry;
+import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;
+import io.github.semyonsinchenko.safetensors.spark.dataset.Shard;
+import io.github.semyonsinchenko.safetensors.spark.dataset.TensorNames;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -80,7 +84,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         this.collectIndex = collectIndex;
         this.partitionId = partitionId;
         this.taskId = taskId;
-        this.attemptDir = new Path(jobStagingDir, String.format(Locale.ROOT, "attempt-%05d-%d", partitionId, taskId));
+        this.attemptDir = new Path(jobStagingDir, DatasetLayout.attemptDirName(partitionId, taskId));
         try {
             this.fs = attemptDir.getFileSystem(conf);
         } catch (IOException e) {
@@ -100,7 +104,9 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
 
     @Override
     public void write(InternalRow row) throws IOException {
-        rowNumber++;
+        if (++rowNumber == 1) {
+            CrashPoints.reached(CrashPoints.TASK_RUNNING);
+        }
         if (options.mode == WriteOptions.Mode.KV) {
             writeKv(row);
         } else {
@@ -148,7 +154,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         for (int c = 0; c < encoders.length; c++) {
             TensorEncoder e = encoders[c];
             String column = e.spec.name();
-            String name = encoders.length == 1 ? key : key + "/" + column;
+            String name = TensorNames.kv(key, column, encoders.length);
             MemorySegment slice = buffer.allocate(e.byteSize);
             encode(c, slice, where);
             slots[c] = pending.size();
@@ -208,7 +214,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         for (int c = 0; c < encoders.length; c++) {
             String column = encoders[c].spec.name();
             long[] shape = withBatchDim(rows, seen[c].shape());
-            String name = String.format(Locale.ROOT, "%s/%06d", column, batchInShard);
+            String name = TensorNames.batch(column, batchInShard);
             pending.add(new Pending(name, Dtype.fromName(seen[c].dtype()), shape,
                     batchSlices[c].asSlice(0, rows * sampleBytes[c]), column, column));
         }
@@ -303,7 +309,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
                 byName.put(p.name(), p);
             }
         }
-        String file = String.format(Locale.ROOT, "part-%05d-%s.safetensors", partitionId, UUID.randomUUID());
+        String file = DatasetLayout.shardName(partitionId, UUID.randomUUID());
         if (!dirCreated) {
             if (localDir != null) {
                 Files.createDirectories(localDir);
@@ -317,10 +323,16 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
             try (FileChannel ch = FileChannel.open(localDir.resolve(file), StandardOpenOption.CREATE_NEW,
                     StandardOpenOption.WRITE)) {
                 header = writer.write(ch);
+                if (options.commitPolicy.fsync()) {
+                    ch.force(true);
+                }
             }
         } else {
             try (FSDataOutputStream out = fs.create(new Path(attemptDir, file), false)) {
                 header = writer.write(out);
+                if (options.commitPolicy.fsync()) {
+                    out.hsync();
+                }
             }
         }
         shards.add(new Shard(file, shardSamples, header.fileSize()));
@@ -353,6 +365,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
                 schema.put(encoders[c].spec.name(), seen[c]);
             }
         }
+        CrashPoints.reached(CrashPoints.TASK_STAGED);
         return new ShardCommitMessage(partitionId, taskId, attemptDir.toString(), List.copyOf(shards), schema,
                 List.copyOf(index));
     }

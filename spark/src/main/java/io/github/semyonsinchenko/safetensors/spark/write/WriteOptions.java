@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.JsonErrors;
 import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
+import io.github.semyonsinchenko.safetensors.spark.dataset.AppendRules;
+import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetCommit;
+import io.github.semyonsinchenko.safetensors.spark.dataset.OptionNames;
 import java.io.Serial;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -45,6 +48,16 @@ final class WriteOptions implements Serializable {
     static final String GENERATE_INDEX = "generate_index";
     static final String TARGET_SHARD_SIZE_MB = "target_shard_size_mb";
 
+    /** Every option the write reads ({@code path} is Spark's). */
+    static final Set<String> KNOWN = knownOptions();
+
+    private static Set<String> knownOptions() {
+        Set<String> k = new java.util.HashSet<>(Set.of("path", COLUMNS, DTYPE, SHAPES, BATCH_SIZE, NAME_COL,
+                TAIL_STRATEGY, DUPLICATES_STRATEGY, GENERATE_INDEX, TARGET_SHARD_SIZE_MB));
+        k.addAll(DatasetCommit.Policy.OPTIONS);
+        return Set.copyOf(k);
+    }
+
     static final int DEFAULT_SHARD_MB = 300;
     static final int MIN_SHARD_MB = 50;
     static final int MAX_SHARD_MB = 1000;
@@ -72,10 +85,11 @@ final class WriteOptions implements Serializable {
     final boolean generateIndex;
     final long targetShardBytes;
     final SaveMode saveMode;
+    final DatasetCommit.Policy commitPolicy;
 
     private WriteOptions(String path, Mode mode, List<ColumnSpec> columns, int batchSize, Tail tail, String nameCol,
                          int nameOrdinal, Duplicates duplicates, boolean generateIndex, long targetShardBytes,
-                         SaveMode saveMode) {
+                         SaveMode saveMode, DatasetCommit.Policy commitPolicy) {
         this.path = path;
         this.mode = mode;
         this.columns = List.copyOf(columns);
@@ -87,11 +101,24 @@ final class WriteOptions implements Serializable {
         this.generateIndex = generateIndex;
         this.targetShardBytes = targetShardBytes;
         this.saveMode = saveMode;
+        this.commitPolicy = commitPolicy;
+    }
+
+    /** Why this write cannot append to {@code old}, or null (the one rule: {@link AppendRules}). */
+    String appendProblem(io.github.semyonsinchenko.safetensors.spark.dataset.Manifest old) {
+        boolean batch = mode == Mode.BATCH;
+        return AppendRules.layoutProblem(old, batch ? "batch" : "kv", batch ? batchSize : null,
+                batch ? tail.name().toLowerCase(Locale.ROOT) : null, columns.stream().map(ColumnSpec::name).toList());
     }
 
     /** Parses and validates everything that can be known before a task runs. */
     static WriteOptions parse(CaseInsensitiveStringMap options, StructType schema, SaveMode saveMode)
             throws AnalysisException {
+        try {
+            OptionNames.check(options.keySet(), KNOWN, "safetensors write");
+        } catch (IllegalArgumentException e) {
+            throw analysis(e.getMessage());
+        }
         String path = options.get("path");
         if (path == null || path.isBlank()) {
             throw analysis("no output path: use .save(path) or .option(\"path\", ...)");
@@ -221,8 +248,14 @@ final class WriteOptions implements Serializable {
             specs.add(columnSpec(schema.fields()[ordinal], ordinal, dtype, shapes.get(name)));
         }
 
+        DatasetCommit.Policy policy;
+        try {
+            policy = DatasetCommit.Policy.parse(options.asCaseSensitiveMap());
+        } catch (IllegalArgumentException e) {
+            throw analysis(e.getMessage());
+        }
         return new WriteOptions(path, mode, specs, batchSize, tail, nameCol, nameOrdinal, duplicates, generateIndex,
-                shardMb * (1L << 20), saveMode);
+                shardMb * (1L << 20), saveMode, policy);
     }
 
     private static ColumnSpec columnSpec(StructField field, int ordinal, Dtype dtype, long[] shape)

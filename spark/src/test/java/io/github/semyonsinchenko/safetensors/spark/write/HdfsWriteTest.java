@@ -10,6 +10,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.spark.MiniHdfs;
+import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;
+import io.github.semyonsinchenko.safetensors.spark.dataset.TensorIndexFile;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -56,18 +59,16 @@ class HdfsWriteTest {
     }
 
     private static JsonNode manifest(String root) throws Exception {
-        try (InputStream in = fs.open(new org.apache.hadoop.fs.Path(root, DatasetFiles.MANIFEST))) {
+        try (InputStream in = fs.open(new org.apache.hadoop.fs.Path(root, DatasetLayout.MANIFEST))) {
             return new ObjectMapper().readTree(in);
         }
     }
 
-    /** Tensor bytes by name, read with the core header parser from HDFS streams. */
+    /** Tensor bytes by name of the manifest's shards, read with the core header parser from HDFS streams. */
     private static Map<String, byte[]> tensors(String root) throws Exception {
         Map<String, byte[]> out = new HashMap<>();
-        for (FileStatus st : fs.listStatus(new org.apache.hadoop.fs.Path(root))) {
-            if (!st.getPath().getName().endsWith(".safetensors")) {
-                continue;
-            }
+        for (JsonNode shard : manifest(root).get("shards")) {
+            FileStatus st = fs.getFileStatus(new org.apache.hadoop.fs.Path(root, shard.get("file").asText()));
             try (FSDataInputStream in = fs.open(st.getPath())) {
                 Header h = Header.read(in, st.getLen(), st.getPath().toString());
                 for (TensorInfo t : h.tensors()) {
@@ -99,21 +100,25 @@ class HdfsWriteTest {
         ByteBuffer k5 = ByteBuffer.wrap(t.get("k5")).order(ByteOrder.LITTLE_ENDIAN);
         assertEquals(5.0f, k5.getFloat());
         assertEquals(1.5f, k5.getFloat());
-        assertTrue(fs.exists(new org.apache.hadoop.fs.Path(root, DatasetFiles.INDEX)));
-        assertFalse(fs.exists(new org.apache.hadoop.fs.Path(root, DatasetFiles.STAGING)));
+        assertTrue(fs.exists(new org.apache.hadoop.fs.Path(root, DatasetLayout.INDEX)));
+        assertFalse(fs.exists(new org.apache.hadoop.fs.Path(root, DatasetLayout.STAGING)));
 
         // append merges (manifest and index are replaced by rename-with-overwrite on HDFS)
         spark.range(8, 10, 1, 1).selectExpr("concat('k', id) as key", "array(cast(id as float), 1.5f) as vec")
                 .write().format("safetensors").mode("append").option("name_col", "key").save(root);
         assertEquals(10, manifest(root).get("total_samples").asLong());
         assertEquals(10, tensors(root).size());
-        assertEquals(10, TensorIndexFile.read(fs.getConf(), new org.apache.hadoop.fs.Path(root)).size());
+        assertEquals(10, TensorIndexFile.of(fs, fs.getConf(), new org.apache.hadoop.fs.Path(root), Manifest.read(fs, new org.apache.hadoop.fs.Path(root))).size());
 
         // overwrite replaces
         spark.range(0, 3, 1, 1).selectExpr("concat('z', id) as key", "array(cast(id as float), 1.5f) as vec")
                 .write().format("safetensors").mode("overwrite").option("name_col", "key").save(root);
         assertEquals(3, manifest(root).get("total_samples").asLong());
         assertEquals(3, tensors(root).size());
+        // The appended version's shards stay for its readers (retain_versions=1), nothing else.
+        long onDisk = java.util.Arrays.stream(fs.listStatus(new org.apache.hadoop.fs.Path(root)))
+                .filter(st -> st.getPath().getName().endsWith(".safetensors")).count();
+        assertEquals(manifest(root).get("shards").size() + 3, onDisk);
     }
 
     @Test

@@ -4,6 +4,7 @@ import static io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport
 import static io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport.manifest;
 import static io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport.shards;
 import static io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport.tensors;
+import static io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport.tensorsByFile;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
 import io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport.Read;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -101,7 +103,7 @@ class SafetensorsWriteTest {
             bytes += s.get("bytes").asLong();
         }
         assertEquals(bytes, m.get("total_bytes").asLong());
-        assertFalse(Files.exists(out.resolve(DatasetFiles.STAGING)), "staging removed");
+        assertFalse(Files.exists(out.resolve(DatasetLayout.STAGING)), "staging removed");
     }
 
     @Test
@@ -132,7 +134,7 @@ class SafetensorsWriteTest {
         assertEquals(Map.of("write_mode", "batch", "batch_size", "4", "tail_strategy", "write"),
                 shardMeta(out, "write_mode", "batch_size", "tail_strategy"));
         assertEquals(java.util.Set.of("format_version", "safetensors_version", "created_by", "write_mode",
-                "total_samples", "total_bytes", "schema", "shards"), java.util.stream.StreamSupport.stream(((Iterable<String>) m::fieldNames).spliterator(), false).collect(java.util.stream.Collectors.toSet()));
+                "total_samples", "total_bytes", "schema", "shards", "version", "commit_id"), java.util.stream.StreamSupport.stream(((Iterable<String>) m::fieldNames).spliterator(), false).collect(java.util.stream.Collectors.toSet()));
     }
 
     @Test
@@ -212,7 +214,7 @@ class SafetensorsWriteTest {
         Exception e = assertThrows(Exception.class, () -> spark.sql("select 'row7' as key, array(1, 300) as i")
                 .write().format("safetensors").option("name_col", "key").option("dtype", "U8").save(out.toString()));
         assertTrue(causes(e).contains("column 'i', row key 'row7': value 300 does not fit U8"), causes(e));
-        assertTrue(allFiles(out).isEmpty() || !Files.exists(out.resolve(DatasetFiles.MANIFEST)));
+        assertTrue(allFiles(out).isEmpty() || !Files.exists(out.resolve(DatasetLayout.MANIFEST)));
     }
 
     static String causes(Throwable e) {
@@ -256,7 +258,12 @@ class SafetensorsWriteTest {
         floats(2).select("key", "vec").write().format("safetensors").mode("overwrite").option("name_col", "key").save(p);
         assertEquals(2, manifest(out).get("total_samples").asLong());
         assertEquals(2, tensors(out).size());
-        assertEquals(shards(out).size(), manifest(out).get("shards").size());
+        assertEquals(3, manifest(out).get("version").asLong()); // write, append, overwrite
+        // The previous version's shards stay (retain_versions=1) for readers that resolved it.
+        java.util.Set<String> kept = new java.util.TreeSet<>(WriteTestSupport.names(manifest(out).get("shards")));
+        kept.addAll(WriteTestSupport.names(appended.get("shards")));
+        assertEquals(kept, new java.util.TreeSet<>(WriteTestSupport.shardFilesOnDisk(out).stream()
+                .map(f -> f.getFileName().toString()).toList()));
 
         // ignore and errorIfExists on a fresh path write
         Path fresh = tmp.resolve("fresh");
@@ -319,7 +326,7 @@ class SafetensorsWriteTest {
         AnalysisException e = assertThrows(AnalysisException.class,
                 () -> df.write().format("safetensors").options(options).save(out.toString()));
         assertTrue(e.getMessage().contains(message), e.getMessage());
-        assertFalse(Files.exists(out.resolve(DatasetFiles.STAGING)), "no task ran");
+        assertFalse(Files.exists(out.resolve(DatasetLayout.STAGING)), "no task ran");
     }
 
     @Test
@@ -380,7 +387,7 @@ class SafetensorsWriteTest {
         floats(20).selectExpr("key", "vec", "array(id) as ids").write().format("safetensors")
                 .option("name_col", "key").option("generate_index", "true").save(out.toString());
         checkIndex(out, 40);
-        assertEquals(DatasetFiles.INDEX, manifest(out).get("index").get("file").asText());
+        assertEquals(DatasetLayout.INDEX, manifest(out).get("index").get("file").asText());
 
         // append keeps the index complete
         spark.range(100, 110, 1, 2).selectExpr("concat('k', id) as key",
@@ -406,7 +413,7 @@ class SafetensorsWriteTest {
     private void checkIndex(Path root, int expectedRows) throws Exception {
         // Spark's file listing skips names starting with '_', so read a copy with Spark's own reader.
         Path copy = Files.createTempDirectory(tmp, "index").resolve("index.parquet");
-        Files.copy(root.resolve(DatasetFiles.INDEX), copy);
+        Files.copy(root.resolve(DatasetLayout.INDEX), copy);
         List<Row> rows = spark.read().parquet(copy.toString()).collectAsList();
         assertEquals(expectedRows, rows.size());
         Map<String, Read> t = WriteTestSupport.tensorsByFile(root);
@@ -453,5 +460,86 @@ class SafetensorsWriteTest {
             long full = sizes.stream().filter(b -> b >= 0.8 * target && b <= 1.2 * target).count();
             assertEquals(2, full, "all but the task's last shard within 20% of the target: " + sizes);
         }
+    }
+
+    // ------------------------------------------------------------------ issue 8 regressions
+
+    /** Observed 7: an append to a dataset written from an empty DataFrame passed planning, then failed at commit. */
+    @Test
+    void appendToADatasetWrittenFromAnEmptyDataFrame() throws Exception {
+        Path out = tmp.resolve("from-empty");
+        floats(0).select("key", "vec").write().format("safetensors").option("name_col", "key").save(out.toString());
+        assertEquals(0, manifest(out).get("total_samples").asLong());
+        assertEquals(0, manifest(out).get("schema").size());
+        floats(5).select("key", "vec").write().format("safetensors").mode("append").option("name_col", "key")
+                .save(out.toString());
+        assertEquals(5, manifest(out).get("total_samples").asLong());
+        assertEquals(List.of("vec"), iterable(manifest(out).get("schema").fieldNames()));
+        assertEquals(5, tensors(out).size());
+        // The same rule at planning and at commit: a wrong layout still fails before any task runs.
+        AnalysisException e = assertThrows(AnalysisException.class, () -> floats(2).select("vec").write()
+                .format("safetensors").mode("append").option("batch_size", "2").save(out.toString()));
+        assertTrue(e.getMessage().contains("written in kv mode"), e.getMessage());
+    }
+
+    /** Observed 8: a manifest without "schema" (the reader accepts it) broke the writer with a NullPointerException. */
+    @Test
+    void appendToAManifestWithoutSchema() throws Exception {
+        Path out = tmp.resolve("no-schema");
+        floats(4).select("key", "vec").write().format("safetensors").option("name_col", "key").save(out.toString());
+        var m = (com.fasterxml.jackson.databind.node.ObjectNode) manifest(out);
+        m.remove("schema");
+        Files.write(out.resolve(DatasetLayout.MANIFEST), new com.fasterxml.jackson.databind.ObjectMapper()
+                .writeValueAsBytes(m));
+        spark.range(10, 12, 1, 1).selectExpr("concat('k', id) as key", "array(1.0f, 2.0f, 3.0f) as vec")
+                .write().format("safetensors").mode("append").option("name_col", "key").save(out.toString());
+        assertEquals(6, manifest(out).get("total_samples").asLong());
+        assertEquals(6, tensors(out).size());
+        assertTrue(manifest(out).get("schema").has("vec"));
+    }
+
+    /** Observed 9: under a locale with other digits, shard and tensor names must stay ASCII. */
+    @Test
+    void namesAreAsciiUnderAnArabicDefaultLocale() throws Exception {
+        java.util.Locale before = java.util.Locale.getDefault();
+        java.util.Locale.setDefault(java.util.Locale.forLanguageTag("ar-EG"));
+        try {
+            assertEquals("\u0660\u0660\u0667", String.format("%03d", 7), "the locale formats other digits");
+            Path kv = tmp.resolve("ar-kv");
+            floats(4).select("key", "vec").write().format("safetensors").option("name_col", "key")
+                    .save(kv.toString());
+            Path batch = tmp.resolve("ar-batch");
+            floats(4).select("vec").write().format("safetensors").option("batch_size", "2").save(batch.toString());
+            for (Path root : List.of(kv, batch)) {
+                for (String f : WriteTestSupport.names(manifest(root).get("shards"))) {
+                    assertTrue(f.matches("part-[0-9]{5}-[0-9a-f-]{36}\\.safetensors"), f);
+                }
+                assertTrue(allFiles(root).stream().allMatch(f -> f.chars().allMatch(c -> c < 128)), allFiles(root)
+                        .toString());
+            }
+            assertTrue(tensorsByFile(batch).keySet().stream().allMatch(k -> k.matches(".*::vec/[0-9]{6}")),
+                    tensorsByFile(batch).keySet().toString());
+        } finally {
+            java.util.Locale.setDefault(before);
+        }
+    }
+
+    /** A misspelt option is an error naming the closest valid one, for writes and reads. */
+    @Test
+    void misspeltOptionsNameTheClosestValidOne() throws Exception {
+        Path out = tmp.resolve("misspelt");
+        AnalysisException e = assertThrows(AnalysisException.class, () -> floats(2).select("vec").write()
+                .format("safetensors").option("bach_size", "2").save(out.toString()));
+        assertTrue(e.getMessage().contains("did you mean 'batch_size'?"), e.getMessage());
+        floats(2).select("vec").write().format("safetensors").option("batch_size", "2").save(out.toString());
+        Exception r = assertThrows(Exception.class, () -> spark.read().format("safetensors")
+                .option("inferSchema", "true").option("ignoreCorruptFile", "true").load(out.toString()).count());
+        assertTrue(causes(r).contains("did you mean 'ignoreCorruptFiles'?"), causes(r));
+    }
+
+    private static List<String> iterable(java.util.Iterator<String> it) {
+        List<String> out = new java.util.ArrayList<>();
+        it.forEachRemaining(out::add);
+        return out;
     }
 }

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.semyonsinchenko.safetensors.spark.SafetensorsDataSource;
+import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -20,6 +21,7 @@ import java.util.Map;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
@@ -30,7 +32,6 @@ import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
-import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -95,7 +96,7 @@ class WriteFailureTest {
                 shards(out).stream().map(p -> p.getFileName().toString()).toList(),
                 "exactly the manifest's shards are at the root");
         assertEquals(120, tensors(out).size(), "every key once");
-        assertFalse(Files.exists(out.resolve(DatasetFiles.STAGING)));
+        assertFalse(Files.exists(out.resolve(DatasetLayout.STAGING)));
     }
 
     @Test
@@ -162,14 +163,14 @@ class WriteFailureTest {
             w.close();
         }
         assertEquals(3, allFiles(out).size(), "three attempt files in staging: " + allFiles(out));
-        assertFalse(Files.exists(out.resolve(DatasetFiles.MANIFEST)));
+        assertFalse(Files.exists(out.resolve(DatasetLayout.MANIFEST)));
 
         bw.commit(new WriterCommitMessage[] {m0, m1});
         assertEquals(2, tensors(out).size());
         List<String> files = allFiles(out);
-        assertEquals(3, files.size(), files.toString()); // 2 shards + manifest
-        assertTrue(files.contains(DatasetFiles.MANIFEST));
-        assertFalse(files.stream().anyMatch(f -> f.startsWith(DatasetFiles.STAGING)), files.toString());
+        assertEquals(4, files.size(), files.toString()); // 2 shards + manifest + its history copy
+        assertTrue(files.contains(DatasetLayout.MANIFEST));
+        assertFalse(files.stream().anyMatch(f -> f.startsWith(DatasetLayout.STAGING)), files.toString());
     }
 
     @Test

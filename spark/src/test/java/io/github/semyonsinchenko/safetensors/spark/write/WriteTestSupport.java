@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
 import io.github.semyonsinchenko.safetensors.io.Tensor;
+import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,10 +19,19 @@ final class WriteTestSupport {
     private WriteTestSupport() {}
 
     static JsonNode manifest(Path root) throws IOException {
-        return new ObjectMapper().readTree(root.resolve(DatasetFiles.MANIFEST).toFile());
+        return new ObjectMapper().readTree(root.resolve(DatasetLayout.MANIFEST).toFile());
     }
 
+    /** The shards the committed manifest names (other shard files may be kept for retention). */
     static List<Path> shards(Path root) throws IOException {
+        if (!Files.exists(root.resolve(DatasetLayout.MANIFEST))) {
+            return shardFilesOnDisk(root);
+        }
+        return names(manifest(root).get("shards")).stream().map(root::resolve).sorted().toList();
+    }
+
+    /** Every shard file in the root, named by the manifest or not. */
+    static List<Path> shardFilesOnDisk(Path root) throws IOException {
         try (Stream<Path> s = Files.list(root)) {
             return s.filter(p -> p.getFileName().toString().endsWith(".safetensors")).sorted().toList();
         }

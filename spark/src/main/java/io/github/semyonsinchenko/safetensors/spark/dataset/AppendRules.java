@@ -1,0 +1,48 @@
+package io.github.semyonsinchenko.safetensors.spark.dataset;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * When an append fits an existing dataset: one rule, asked at planning time (before any task runs)
+ * and again at job commit (the dataset may have changed while the job ran, and only then are the
+ * data's dtypes and shapes known).
+ */
+public final class AppendRules {
+    private AppendRules() {}
+
+    /**
+     * What makes an append of this layout impossible, or null when it fits. A dataset whose schema
+     * is empty (written from an empty DataFrame, or a manifest without {@code schema}) accepts any
+     * columns: it has none to disagree with.
+     *
+     * @param batchSize and {@code tail} only for batch mode (else null)
+     */
+    public static String layoutProblem(Manifest old, String mode, Integer batchSize, String tail,
+                                       List<String> columns) {
+        if (old.writeMode() != null && !old.writeMode().equals(mode)) {
+            return "the dataset was written in " + old.writeMode() + " mode, this write is in " + mode + " mode";
+        }
+        if (batchSize != null && old.batchSize() != null && !old.batchSize().equals(batchSize)) {
+            return "the dataset has batch_size=" + old.batchSize() + ", this write batch_size=" + batchSize;
+        }
+        if (tail != null && old.tailStrategy() != null && !old.tailStrategy().equalsIgnoreCase(tail)) {
+            return "the dataset has tail_strategy=" + old.tailStrategy() + ", this write tail_strategy=" + tail;
+        }
+        if (!old.schema().isEmpty() && !List.copyOf(old.schema().keySet()).equals(columns)) {
+            return "the dataset has columns " + old.schema().keySet() + ", this write has " + columns;
+        }
+        return null;
+    }
+
+    /** What makes the written data disagree with the dataset's dtypes and shapes, or null. */
+    public static String schemaProblem(Manifest old, Map<String, ColumnSchema> written) {
+        for (Map.Entry<String, ColumnSchema> e : written.entrySet()) {
+            ColumnSchema was = old.schema().get(e.getKey());
+            if (was != null && !was.sameAs(e.getValue())) {
+                return "column '" + e.getKey() + "' is " + e.getValue() + " but the dataset has " + was;
+            }
+        }
+        return null;
+    }
+}
