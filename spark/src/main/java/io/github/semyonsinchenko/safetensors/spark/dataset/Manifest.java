@@ -129,7 +129,7 @@ public record Manifest(String writeMode, Map<String, ColumnSchema> schema, List<
             Map<String, ColumnSchema> schema = new LinkedHashMap<>();
             JsonNode schemaNode = root.path("schema");
             if (schemaNode.isObject()) {
-                for (var it = schemaNode.fields(); it.hasNext(); ) {
+                for (var it = schemaNode.properties().iterator(); it.hasNext(); ) {
                     var e = it.next();
                     JsonNode shapeNode = e.getValue().path("shape");
                     long[] shape = new long[shapeNode.size()];

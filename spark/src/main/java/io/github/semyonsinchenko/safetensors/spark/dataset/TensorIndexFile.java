@@ -95,6 +95,8 @@ public final class TensorIndexFile {
 
     /** The index was written by another commit than the manifest it is read for. */
     public static final class StaleIndexException extends IOException {
+        private static final long serialVersionUID = 1L;
+
         StaleIndexException(Path part, String want, String found) {
             super(part + ": the tensor index is of commit " + found + ", the manifest of commit " + want);
         }
