@@ -48,8 +48,10 @@ def test_shutdown_from_another_thread_wakes_a_blocked_consumer(synth_db):
 
 
 def test_the_gil_is_released_while_waiting_for_a_batch(synth_db):
-    # A ticker thread wakes every millisecond and needs the GIL to record the time. If the GIL
-    # were held during the wait, it would record nothing for the whole wait.
+    # A ticker thread wakes about every millisecond and needs the GIL to record the time. If the
+    # GIL were held while a pull waits in Java, no stamp could fall strictly inside a wait. How long
+    # a wait lasts depends on the machine, so the test counts stamps against the total wait time
+    # instead of asking for waits of a given length.
     stamps = []
     stop = threading.Event()
 
@@ -58,26 +60,23 @@ def test_the_gil_is_released_while_waiting_for_a_batch(synth_db):
             stamps.append(time.perf_counter())
             time.sleep(0.001)
 
-    # Big batches, one worker, no prefetch: each pull waits for a batch to be built (~0.1 s or more).
+    # Big batches, one worker, no prefetch: each pull waits for a batch to be built.
     with hw.Sampler(synth_db, num_prefetch=0, default_batch_size=128, threads=1) as sampler:
         sampler.next_train_batch()
         t = threading.Thread(target=tick, daemon=True)
         t.start()
         waits = []
-        for _ in range(6):
+        for _ in range(20):
             t0 = time.perf_counter()
             sampler.next_train_batch()
             waits.append((t0, time.perf_counter()))
         stop.set()
         t.join()
-    long_waits = [(a, b) for a, b in waits if b - a > 0.05]
-    assert long_waits, waits
-    covered = 0
-    for a, b in long_waits:
-        inside = [a] + [s for s in stamps if a < s < b] + [b]
-        max_gap = max(y - x for x, y in zip(inside, inside[1:]))
-        covered += max_gap < 0.5 * (b - a)
-    assert covered > len(long_waits) / 2, (covered, len(long_waits))
+    total_ms = sum(b - a for a, b in waits) * 1000
+    inside = sum(1 for s in stamps for a, b in waits if a < s < b)
+    # Released: about one stamp per millisecond of waiting. Held: none. A tenth leaves room for a
+    # loaded machine and still fails when the GIL is held.
+    assert inside >= max(3, 0.1 * total_ms), (inside, total_ms)
 
 
 def test_bad_path_names_it(tmp_path):
