@@ -2,7 +2,7 @@ package io.github.semyonsinchenko.safetensors.spark.dataset;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.github.semyonsinchenko.safetensors.spark.MiniHdfs;
+import io.github.semyonsinchenko.safetensors.testkit.MiniHdfs;
 import io.github.semyonsinchenko.safetensors.spark.write.CrashChild;
 import java.net.URI;
 import java.nio.ByteBuffer;

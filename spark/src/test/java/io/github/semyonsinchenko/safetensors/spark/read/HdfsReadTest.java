@@ -4,7 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.semyonsinchenko.safetensors.spark.MiniHdfs;
+import io.github.semyonsinchenko.safetensors.testkit.MiniHdfs;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;

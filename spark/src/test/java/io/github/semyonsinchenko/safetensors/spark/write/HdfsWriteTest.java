@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
-import io.github.semyonsinchenko.safetensors.spark.MiniHdfs;
+import io.github.semyonsinchenko.safetensors.testkit.MiniHdfs;
 import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
 import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;
 import io.github.semyonsinchenko.safetensors.spark.dataset.TensorIndexFile;
