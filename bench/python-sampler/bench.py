@@ -16,6 +16,11 @@ import numpy as np
 
 import safetensors_jvm_sampler as hw
 
+try:  # headwater's own Python module (a maturin build of mrdmnd/tributary), when installed
+    import headwater
+except ImportError:
+    headwater = None
+
 HERE = Path(__file__).resolve().parent
 SEQ = 1024
 # (batch size, warm-up batches, timed batches)
@@ -44,19 +49,42 @@ def run_java(db: Path, b: int, warmup: int, n: int) -> tuple[float, float]:
     return bps, n / cpu
 
 
-def run_python(db: Path, b: int, warmup: int, n: int) -> tuple[float, float]:
-    """Pull + numpy dict, touching one value so the dict is really built; the batch is dropped each step.
+def pull_loop(sampler, b: int, n: int) -> tuple[float, float]:
+    """Pulls n training batches, touching one value so each dict is really built, dropping each batch.
     Returns (batches per wall second, batches per CPU second of the whole process)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(n):
+        batch = sampler.next_train_batch()
+        assert batch["numeric_values"].shape == (b, SEQ)
+        del batch
+    return n / (time.perf_counter() - t0), n / (time.process_time() - c0)
+
+
+def run_python(db: Path, b: int, warmup: int, n: int) -> tuple[float, float]:
+    """Our binding: pull + numpy dict over the JVM batch."""
     with hw.Sampler(db, default_batch_size=b, default_sequence_length=SEQ) as sampler:
         for _ in range(warmup):
             sampler.next_train_batch()
     with hw.Sampler(db, default_batch_size=b, default_sequence_length=SEQ) as sampler:
-        t0, c0 = time.perf_counter(), time.process_time()
-        for _ in range(n):
-            batch = sampler.next_train_batch()
-            assert batch["numeric_values"].shape == (b, SEQ)
-            del batch
-        return n / (time.perf_counter() - t0), n / (time.process_time() - c0)
+        return pull_loop(sampler, b, n)
+
+
+def run_headwater(db: Path, b: int, warmup: int, n: int) -> tuple[float, float]:
+    """headwater's own module, the same loop and configuration."""
+    sampler = headwater.Sampler(str(db), default_batch_size=b, default_sequence_length=SEQ)
+    try:
+        for _ in range(warmup):
+            sampler.next_train_batch()
+    finally:
+        sampler.shutdown()
+    sampler = headwater.Sampler(str(db), default_batch_size=b, default_sequence_length=SEQ)
+    try:
+        return pull_loop(sampler, b, n)
+    finally:
+        sampler.shutdown()
+
+
+RUNNERS = {"java": run_java, "python": run_python, "headwater": run_headwater}
 
 
 def wrap_cost_us(db: Path, b: int, rounds: int = 1000) -> float:
@@ -70,6 +98,14 @@ def wrap_cost_us(db: Path, b: int, rounds: int = 1000) -> float:
         cost = (time.process_time() - t0) / rounds * 1e6
         del keep
         return cost
+
+
+def busy(load: str) -> bool:
+    """More runnable work than CPUs at the start: other jobs compete with the benchmark."""
+    try:
+        return float(load.split()[0]) > (os.cpu_count() or 1)
+    except (ValueError, IndexError):
+        return True
 
 
 def loadavg() -> str:
@@ -95,16 +131,17 @@ def main():
     run_java(db, 32, 20, 1)
     run_python(db, 32, 20, 1)
     started, load_start = dt.datetime.now(dt.timezone.utc), loadavg()
-    results = {}  # b -> {"java": [...], "python": [...]} of batches per wall second
+    paths = ["java", "python"] + (["headwater"] if headwater else [])
+    results = {}  # b -> {path: [...]} of batches per wall second
     cpu = {}  # the same per CPU second
     for b, warmup, n in CASES:
-        runs = results.setdefault(b, {"java": [], "python": []})
-        cpu_runs = cpu.setdefault(b, {"java": [], "python": []})
+        runs = results.setdefault(b, {path: [] for path in paths})
+        cpu_runs = cpu.setdefault(b, {path: [] for path in paths})
         for r in range(args.repeats):
-            # Alternate which path goes first, so a load change does not favour one of them.
-            order = ("java", "python") if r % 2 == 0 else ("python", "java")
+            # Rotate which path goes first, so a load change does not favour one of them.
+            order = paths[r % len(paths):] + paths[:r % len(paths)]
             for path in order:
-                bps, bpc = run_java(db, b, warmup, n) if path == "java" else run_python(db, b, warmup, n)
+                bps, bpc = RUNNERS[path](db, b, warmup, n)
                 runs[path].append(bps)
                 cpu_runs[path].append(bpc)
                 print(f"B={b} {path:6s} run {r}: {bps:.2f} batches/s, {bpc:.2f} per CPU-s (load {loadavg()})",
@@ -151,8 +188,9 @@ def write_report(args, results, cpu, wrap, started, ended, load_start, load_end)
         f"{platform.system()} {platform.release()}",
         f"- JDK {jver.group(1) if jver else '?'}; Python {platform.python_version()}, numpy {np.__version__}, "
         f"JPype {__import__('jpype').__version__}",
-        f"- **Shared machine**: other jobs were running. Load average (1/5/15 min) at start: {load_start}; "
-        f"at end: {load_end} (2 CPUs). Absolute numbers are low and noisy; the ratio is what this measures.",
+        f"- Load average (1/5/15 min) at start: {load_start}; at end: {load_end} ({os.cpu_count()} CPUs). "
+        + ("The machine was busy with other jobs: absolute numbers are low and noisy; the ratio is what this measures."
+           if busy(load_start) else "No other job was running."),
         f"- Run: {started:%Y-%m-%d %H:%M} to {ended:%H:%M} UTC, {args.repeats} repeats per path and size",
         "",
         "## Results",
@@ -187,25 +225,44 @@ def write_report(args, results, cpu, wrap, started, ended, load_start, load_end)
         lines.append(f"- B={b}: {us:.0f} µs of {java_us:,.0f} µs ({us / java_us:.1%}); wall-time runs spread "
                      f"{min(results[b]['java'] + results[b]['python']):.1f}–"
                      f"{max(results[b]['java'] + results[b]['python']):.1f} batches/s on this machine.")
-    lines += [
-        "",
-        "headwater's own Python module was not installed here, so there is no headwater column.",
-        "",
-    ]
+    if headwater is None:
+        lines += ["", "headwater's own Python module was not installed here, so there is no headwater column.", ""]
+    else:
+        lines += [
+            "",
+            "## Against headwater's own Python module",
+            "",
+            "The same loop over `headwater.Sampler` (its Rust sampler through PyO3, built with maturin outside the "
+            "repository), in the same process and run, rotated with the two paths above:",
+            "",
+            "| B | headwater batches/s (median; runs) | ours (Python) / headwater | headwater per CPU-s (median) "
+            "| ours / headwater per CPU-s |",
+            "|---:|---|---:|---:|---:|",
+        ]
+        for b in results:
+            hw_runs, ours = results[b]["headwater"], np.median(results[b]["python"])
+            hw_cpu, ours_cpu = np.median(cpu[b]["headwater"]), np.median(cpu[b]["python"])
+            lines.append(f"| {b} | {np.median(hw_runs):.2f} ({', '.join(f'{x:.2f}' for x in hw_runs)}) "
+                         f"| {ours / np.median(hw_runs):.2f}× | {hw_cpu:.2f} | {ours_cpu / hw_cpu:.2f}× |")
+        lines.append("")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".md").write_text("\n".join(lines), encoding="utf-8")
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     xs = np.arange(len(results))
-    for k, (path, colour) in enumerate((("java", "#1f77b4"), ("python", "#ff7f0e"))):
+    drawn = [p for p in ("java", "python", "headwater") if p in next(iter(results.values()))]
+    width = 0.8 / len(drawn)
+    labels = {"java": "Java API", "python": "Python (numpy)", "headwater": "headwater (PyO3)"}
+    colours = {"java": "#1f77b4", "python": "#ff7f0e", "headwater": "#2ca02c"}
+    for k, path in enumerate(drawn):
+        offset = (k - (len(drawn) - 1) / 2) * width
         med = [np.median(r[path]) for r in results.values()]
-        ax.bar(xs + (k - 0.5) * 0.38, med, 0.38, label={"java": "Java API", "python": "Python (numpy)"}[path],
-               color=colour)
+        ax.bar(xs + offset, med, width, label=labels[path], color=colours[path])
         for x, r in zip(xs, results.values()):
-            ax.scatter([x + (k - 0.5) * 0.38] * len(r[path]), r[path], color="black", s=8, zorder=3)
+            ax.scatter([x + offset] * len(r[path]), r[path], color="black", s=8, zorder=3)
     ax.set_xticks(xs, [f"B={b}, S={SEQ}" for b in results])
     ax.set_ylabel("batches / s")
-    ax.set_title(f"Sampler throughput, Python vs Java (load {load_start} → {load_end})", fontsize=9)
+    ax.set_title(f"Sampler throughput through Python (load {load_start} → {load_end})", fontsize=9)
     ax.legend()
     fig.tight_layout()
     fig.savefig(args.out.with_suffix(".png"), dpi=120)

@@ -13,6 +13,7 @@ SAFETENSORS_SAMPLER_JAR="$(ls "$ST_ROOT"/java/sampler/target/safetensors-sampler
 export SAFETENSORS_SAMPLER_JAR
 
 cd bench/python-sampler
-st_uv sync --quiet
+# --inexact keeps headwater's own module when it was installed into this venv by hand (adds its column).
+st_uv sync --quiet --inexact
 st_uv run --no-sync python bench.py --work "$ST_ROOT/build/bench-python-sampler" --repeats "$repeats" --rows "$rows" \
   --out "$ST_ROOT/bench/results/python-sampler"
