@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.io;
 
+import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,19 +13,22 @@ import java.nio.file.StandardOpenOption;
  * files). Owns exactly one shared {@link Arena}, like {@link SafetensorsFile}: the segment is a
  * borrowed view, readable from any thread, and every access after {@link #close()} throws
  * {@link IllegalStateException} instead of touching unmapped memory. An empty file maps to an
- * empty segment.
+ * empty segment. While open, the mapping is registered with {@link MappedFiles}, so a kernel that
+ * faults on it (the file truncated by another process) names this file, as for a safetensors file.
  */
 public final class MappedFile implements AutoCloseable {
 
     private final Path path;
     private final Arena arena;
     private final MemorySegment segment;
+    private final MappedFiles.Registration registration;
     private volatile boolean closed;
 
     private MappedFile(Path path, Arena arena, MemorySegment segment) {
         this.path = path;
         this.arena = arena;
         this.segment = segment;
+        this.registration = MappedFiles.register(segment, path.toString(), offset -> null);
     }
 
     /** Maps all of {@code path} read-only; the size is taken once, when the file is opened. */
@@ -80,6 +84,7 @@ public final class MappedFile implements AutoCloseable {
             if (closed) {
                 return;
             }
+            registration.close();
             arena.close();
             closed = true;
         }

@@ -3,6 +3,7 @@ package io.github.semyonsinchenko.safetensors.crash;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
 import io.github.semyonsinchenko.safetensors.format.Violation;
+import io.github.semyonsinchenko.safetensors.io.MappedFile;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsWriter;
 import io.github.semyonsinchenko.safetensors.io.Tensor;
@@ -90,6 +91,18 @@ public final class TruncatedFileChild {
             results.put("Tensor.toFloatArray", expect(file, "a_f32", f32::toFloatArray));
             // The surviving page still reads.
             results.put("live page reads", f32.getFloat(3) == 1.5f);
+        }
+        // A whole file mapped through MappedFile (the sampler's database files): a gather from its
+        // lost pages names that file (no tensor there).
+        Path plain = Path.of(args[0]).resolve("table.bin");
+        java.nio.file.Files.write(plain, new byte[ROWS * ROW_ELEMS * 2]);
+        try (MappedFile mapped = MappedFile.open(plain); Arena arena = Arena.ofConfined()) {
+            try (FileChannel other = FileChannel.open(plain, StandardOpenOption.WRITE)) {
+                other.truncate(4096);
+            }
+            MemorySegment out = arena.allocate(2L * ROW_ELEMS * 2, 64);
+            results.put("gather from a MappedFile", expect(plain, null, () -> Kernels.gather(mapped.segment(),
+                    ROW_ELEMS * 2L, new long[] {ROWS - 1, 1}, 0, 2, out)));
         }
         boolean ok = !results.containsValue(false);
         System.out.println((ok ? "ALL CLEAN" : "FAILED") + " on " + Kernels.description());
