@@ -11,6 +11,9 @@ import io.github.semyonsinchenko.safetensors.loader.LoadedTensor;
 import io.github.semyonsinchenko.safetensors.loader.LoaderConfig;
 import io.github.semyonsinchenko.safetensors.loader.MetadataCache;
 import io.github.semyonsinchenko.safetensors.loader.SafetensorsLoader;
+import io.github.semyonsinchenko.safetensors.sampler.SamplerConfig;
+import io.github.semyonsinchenko.safetensors.sampler.db.Database;
+import io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticDatabase;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
@@ -20,11 +23,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -349,16 +354,12 @@ final class DemoCommand implements Callable<Integer> {
                 + " rows (users, posts, comments, votes; 3 tasks), then batches of 32 sequences x 1024 cells");
         try {
             long t0 = System.nanoTime();
-            io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticDatabase.Summary s =
-                    io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticDatabase.generate(db,
-                            Math.max(40, samplerRows), seed,
-                            io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticDatabase.Embeddings.RANDOM_UNIT);
+            SyntheticDatabase.Summary s = SyntheticDatabase.generate(db, Math.max(40, samplerRows), seed,
+                    SyntheticDatabase.Embeddings.RANDOM_UNIT);
             line(Format.fmt("  generated %s rows, %s FK edges, %s text embeddings in %.2f s", Format.count(s.rows()),
                     Format.count(s.edges()), Format.count(s.textRows()), (System.nanoTime() - t0) / 1e9));
-            io.github.semyonsinchenko.safetensors.sampler.SamplerConfig config =
-                    io.github.semyonsinchenko.safetensors.sampler.SamplerConfig.builder().build();
-            try (io.github.semyonsinchenko.safetensors.sampler.db.Database d =
-                    io.github.semyonsinchenko.safetensors.sampler.db.Database.open(db)) {
+            SamplerConfig config = SamplerConfig.builder().build();
+            try (Database d = Database.open(db)) {
                 SamplerCommand.Bench.Result r = SamplerCommand.Bench.run(d, config, 3, 10, out);
                 line(Format.fmt("  sampled 10 train batches on %d threads: %.1f batches/s, %.0f samples/s",
                         config.threads(), r.batchesPerSecond(), r.samplesPerSecond()));
@@ -366,8 +367,8 @@ final class DemoCommand implements Callable<Integer> {
             return true;
         } finally {
             if (Files.exists(db)) {
-                try (java.util.stream.Stream<Path> walk = Files.walk(db)) {
-                    for (Path p : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                try (Stream<Path> walk = Files.walk(db)) {
+                    for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
                         Files.deleteIfExists(p);
                     }
                 }
