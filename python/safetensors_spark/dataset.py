@@ -216,8 +216,10 @@ class DistributedSafetensorsDataset:
         """The samples of worker ``rank`` of ``world_size`` (its shards from ``assign_shards``), in order.
 
         Each item is a dict ``{column: numpy array, ..., "__key__": str}``: one per written row in
-        key-value datasets (``__key__`` the row key), one per batch in batch datasets (arrays keep
-        the batch dimension; ``__key__`` the batch number), one per tensor for other files. Local
+        key-value datasets (tensors ``<key><kv_separator><column>``; ``__key__`` the row key), one
+        per batch in batch datasets (a file per batch with tensors named after the columns, or
+        packed ``<column>/<batch>``; arrays keep the batch dimension; ``__key__`` the batch number
+        within the shard), one per tensor for other files. Local
         shards are memory-mapped and the arrays are read-only views of the mapping.
         """
         if not 0 <= rank < world_size:
@@ -236,11 +238,12 @@ class DistributedSafetensorsDataset:
                          key=lambda kv: kv[1]["data_offsets"][0])
         mapped = np.memmap(path, dtype=np.uint8, mode="r") if self._loc.local else None
         columns = list(self.get_schema())
+        m = self._manifest
         # The writer orders tensors by dtype and name, so the tensors of one sample need not be
         # adjacent: group by sample key first (header only), then read in order of first offset.
         groups: dict[str, list] = {}
         for tname, info in tensors:
-            key, column = self._split(tname, columns)
+            key, column = self._split(tname, columns, m.write_mode, m.kv_separator)
             groups.setdefault(key, []).append((column, info))
         for key, members in groups.items():
             sample = {}
@@ -255,9 +258,18 @@ class DistributedSafetensorsDataset:
             yield sample
 
     @staticmethod
-    def _split(name: str, columns: list[str]) -> tuple[str, str]:
-        """(sample key, column) of a tensor name: ``<key>/<column>`` or ``<column>/<batch>`` or
-        ``<key>`` of the only column; a tensor of a plain file is its own column."""
+    def _split(name: str, columns: list[str], write_mode=None, kv_separator=None) -> tuple[str, str]:
+        """(sample key, column) of a tensor name (spark/DATASET.md): kv ``<key><sep><column>``;
+        batch ``<column>`` (a file per batch) or ``<column>/<batch>`` (packed); in datasets of
+        earlier versions ``<key>/<column>`` or ``<key>`` of the only column; a tensor of a plain
+        file is its own column."""
+        if write_mode == "kv" and kv_separator is not None:
+            for c in columns:
+                if name.endswith(kv_separator + c) and len(name) >= len(kv_separator) + len(c):
+                    return name[: len(name) - len(c) - len(kv_separator)], c
+            return name, name
+        if write_mode == "batch" and name in columns:
+            return "0", name
         for c in columns:
             if name.endswith("/" + c):
                 return name[: -len(c) - 1], c

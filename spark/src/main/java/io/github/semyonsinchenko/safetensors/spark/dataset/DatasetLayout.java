@@ -23,16 +23,23 @@ public final class DatasetLayout {
     public static final String HISTORY = "_manifests";
     public static final String EXTENSION = ".safetensors";
 
-    private static final Pattern SHARD_NAME = Pattern.compile("part-[0-9]{5}-.*\\.safetensors");
+    private static final Pattern SHARD_NAME = Pattern.compile("part-[0-9]{5,}-.*\\.safetensors");
     private static final Pattern HISTORY_NAME = Pattern.compile("([0-9]{20})\\.json");
     private static final Pattern TEMP_NAME = Pattern.compile("\\..+\\.[0-9a-f-]{36}\\.tmp");
 
-    /** A shard: {@code part-<task:05d>-<uuid>.safetensors}. */
-    public static String shardName(int partitionId, UUID uuid) {
-        return String.format(Locale.ROOT, "part-%05d-%s%s", partitionId, uuid, EXTENSION);
+    /**
+     * A shard: {@code part-<task:05d>-<shard:04d>-<uuid>.safetensors}, the original connector's
+     * pattern: {@code task} is the Spark partition, {@code shard} counts the files of one task
+     * writer, {@code uuid} is drawn once per task writer.
+     */
+    public static String shardName(int partitionId, int shardIndex, UUID uuid) {
+        return String.format(Locale.ROOT, "part-%05d-%04d-%s%s", partitionId, shardIndex, uuid, EXTENSION);
     }
 
-    /** A name the writer gives shards (this connector's and the original's). */
+    /**
+     * A name a writer gives shards: this connector's and the original's
+     * ({@code part-<task>-<shard>-<uuid>}), and this connector's earlier {@code part-<task>-<uuid>}.
+     */
     public static boolean isShardName(String name) {
         return SHARD_NAME.matcher(name).matches();
     }

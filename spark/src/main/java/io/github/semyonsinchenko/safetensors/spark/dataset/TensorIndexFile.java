@@ -207,16 +207,17 @@ public final class TensorIndexFile {
                 String key;
                 String column;
                 if (kv) {
-                    TensorNames.Kv parsed = TensorNames.parseKv(name, columns);
+                    TensorNames.Kv parsed = TensorNames.parseKv(name, columns, manifest.kvSeparator());
                     if (parsed == null) {
                         throw new IOException(p + ": tensor '" + name + "' matches no column of " + columns);
                     }
                     key = parsed.key();
                     column = parsed.column();
                 } else {
-                    TensorNames.Batch parsed = TensorNames.parseBatch(name);
+                    TensorNames.Batch parsed = TensorNames.parseBatch(name, columns);
                     if (parsed == null) {
-                        throw new IOException(p + ": tensor '" + name + "' is not named <column>/<batch>");
+                        throw new IOException(p + ": tensor '" + name + "' is not named <column> or <column>/<batch>"
+                                + " for a column of " + columns);
                     }
                     column = parsed.column();
                     key = column;

@@ -146,7 +146,8 @@ public final class DatasetResolver {
         if (userSchema != null) {
             validateUserSchema(userSchema, layout);
         }
-        return new ResolvedDataset(files, layout, batchNaming, naming, manifestSchema,
+        String kvSeparator = manifestNames && layout == ReadOptions.Layout.KV ? manifest.kvSeparator() : null;
+        return new ResolvedDataset(files, layout, batchNaming, naming, kvSeparator, manifestSchema,
                 manifestNames ? indexPath : null, indexCommitId, manifest != null);
     }
 

@@ -96,15 +96,15 @@ class VacuumTest {
         // Leftovers of crashed jobs, a young orphan (a job may still be writing it) and foreign files.
         Path attempt = root.resolve("_staging/dead-job/attempt-00000-0");
         Files.createDirectories(attempt);
-        Path staged = attempt.resolve(DatasetLayout.shardName(0, UUID.randomUUID()));
+        Path staged = attempt.resolve(DatasetLayout.shardName(0, 0, UUID.randomUUID()));
         Files.write(staged, new byte[100]);
         for (Path p : List.of(staged, attempt, attempt.getParent())) {
             age(p);
         }
-        Path oldOrphan = root.resolve(DatasetLayout.shardName(7, UUID.randomUUID()));
+        Path oldOrphan = root.resolve(DatasetLayout.shardName(7, 0, UUID.randomUUID()));
         Files.write(oldOrphan, new byte[200]);
         age(oldOrphan);
-        Path youngOrphan = root.resolve(DatasetLayout.shardName(8, UUID.randomUUID()));
+        Path youngOrphan = root.resolve(DatasetLayout.shardName(8, 0, UUID.randomUUID()));
         Files.write(youngOrphan, new byte[10]);
         Path temp = root.resolve(DatasetLayout.tempName(DatasetLayout.MANIFEST));
         Files.write(temp, new byte[5]);
@@ -134,7 +134,7 @@ class VacuumTest {
     @Test
     void vacuumRefusesAPathWithoutAManifestAndBadArguments() throws Exception {
         Path empty = Files.createDirectories(tmp.resolve("empty"));
-        Files.write(empty.resolve(DatasetLayout.shardName(0, UUID.randomUUID())), new byte[4]);
+        Files.write(empty.resolve(DatasetLayout.shardName(0, 0, UUID.randomUUID())), new byte[4]);
         String out = run(1, empty.toString(), "--apply");
         assertTrue(out.contains("no dataset_manifest.json"), out);
         assertEquals(1, allFiles(empty).size());
