@@ -89,14 +89,7 @@ class DistributedSafetensorsDataset:
         """
         loc = locate(path, filesystem)
         manifest = read_manifest(loc)
-        index = None
-        index_path = loc.join(INDEX)
-        if loc.fs.exists(index_path):
-            import pyarrow.parquet as pq
-
-            with loc.fs.open(index_path, "rb") as f:
-                index = pq.read_table(f)
-        return cls(loc, manifest, index)
+        return cls(loc, manifest, _read_index(loc, manifest))
 
     # ------------------------------------------------------------------ metadata
 
@@ -289,6 +282,29 @@ class DistributedSafetensorsDataset:
         self._loc = state["loc"]
         self._manifest = state["manifest"]
         self._index_table = state["index"]
+
+
+def _read_index(loc: Location, manifest):
+    """The tensor index as one pyarrow table, or None: the file the manifest names, else
+    ``_tensor_index.parquet`` (a directory of Parquet part files, or one file in datasets of
+    earlier versions)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    named = manifest.raw.get("index")
+    path = loc.join(named["file"] if isinstance(named, dict) and isinstance(named.get("file"), str) else INDEX)
+    if not loc.fs.exists(path):
+        return None
+    if loc.fs.isdir(path):
+        parts = sorted(p for p in loc.fs.ls(path, detail=False)
+                       if p.rsplit("/", 1)[-1].endswith(".parquet") and not p.rsplit("/", 1)[-1].startswith((".", "_")))
+    else:
+        parts = [path]
+    tables = []
+    for p in parts:
+        with loc.fs.open(p, "rb") as f:
+            tables.append(pq.read_table(f))
+    return pa.concat_tables(tables) if tables else None
 
 
 __all__ = ["DistributedSafetensorsDataset", "ShardInfo", "numpy_dtype", "MANIFEST"]

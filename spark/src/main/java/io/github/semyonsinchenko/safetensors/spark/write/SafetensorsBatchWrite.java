@@ -177,16 +177,14 @@ final class SafetensorsBatchWrite implements BatchWrite {
                 commit.publish(new Path(m.stagingDir(), s.file()), s.file());
             }
         }
-        if (writeIndex) {
-            commit.writeIndex(conf, allIndex);
-        }
+        String indexFile = writeIndex ? commit.writeIndex(conf, allIndex) : null;
         boolean batch = options.mode == WriteOptions.Mode.BATCH;
         Manifest manifest = Manifest.of(batch ? "batch" : "kv", schema, allShards,
                 batch ? options.batchSize : null,
                 batch ? options.tail.name().toLowerCase(java.util.Locale.ROOT) : null,
                 batch ? options.packBatches : null,
                 batch ? null : options.nameCol, batch ? null : options.kvSeparator,
-                writeIndex ? DatasetLayout.INDEX : null, commit.nextVersion(current), jobId);
+                indexFile, commit.nextVersion(current), jobId);
         commit.commitManifest(manifest, current);
         committed = true;
         cleanUp(fs);
