@@ -21,7 +21,13 @@ public final class AppendRules {
      */
     public static String layoutProblem(Manifest old, String mode, Integer batchSize, String tail,
                                        String kvSeparator, List<String> columns) {
-        if (old.writeMode() != null && !old.writeMode().equals(mode)) {
+        if (old.writeMode() == null) {
+            // The original connector records no write_mode; its schema has other keys and shapes.
+            return "the dataset's manifest records no write_mode (written by another connector, e.g. the original "
+                    + "Scala one), so this write cannot know how its tensors are laid out; write it anew with mode "
+                    + "overwrite, or to another path";
+        }
+        if (!old.writeMode().equals(mode)) {
             return "the dataset was written in " + old.writeMode() + " mode, this write is in " + mode + " mode";
         }
         if (batchSize != null && old.batchSize() != null && !old.batchSize().equals(batchSize)) {

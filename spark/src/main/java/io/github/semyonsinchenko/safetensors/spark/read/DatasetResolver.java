@@ -170,7 +170,7 @@ public final class DatasetResolver {
             }
         }
         if (shards > 0) {
-            traces.add(shards + " shard file(s) named part-<task>-<uuid>.safetensors");
+            traces.add(shards + " shard file(s) named part-<task>-[<shard>-]<uuid>.safetensors");
         }
         if (!traces.isEmpty()) {
             throw Errors.analysis(dir + " is or was a safetensors dataset (" + String.join(", ", traces)

@@ -60,6 +60,11 @@ class OriginalLayoutReadTest extends SparkTestBase {
 
         Dataset<Row> batches = spark.read().format("safetensors").option("inferSchema", "true").load(dir.toString());
         assertEquals(java.util.Set.of("x", "y"), java.util.Set.of(batches.schema().fieldNames()));
+        org.apache.spark.sql.AnalysisException append = org.junit.jupiter.api.Assertions.assertThrows(
+                org.apache.spark.sql.AnalysisException.class, () -> batches.select("x").write().format("safetensors")
+                        .mode("append").option("batch_size", "2").save(dir.toString()));
+        org.junit.jupiter.api.Assertions.assertTrue(append.getMessage().contains("records no write_mode"),
+                append.getMessage());
         assertEquals(2, batches.count());
         Dataset<Row> rows = spark.read().format("safetensors").option("inferSchema", "true").option("unbatch", "true")
                 .load(dir.toString());
