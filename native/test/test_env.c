@@ -8,7 +8,10 @@
 
 static const char *best_level(void)
 {
-    return st_isa_supported("avx512") ? "avx512" : st_isa_supported("avx2") ? "avx2" : "scalar";
+    return st_isa_supported("avx512bf16") ? "avx512bf16"
+           : st_isa_supported("avx512")   ? "avx512"
+           : st_isa_supported("avx2")     ? "avx2"
+                                          : "scalar";
 }
 
 static void check_all_unsupported(void)
