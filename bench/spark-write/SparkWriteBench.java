@@ -18,18 +18,20 @@ import org.apache.spark.storage.StorageLevel;
 /**
  * Write throughput of format("safetensors") against Parquet of the same DataFrame, in one run.
  *
- * <p>Two cached inputs of 1 MiB of F32 tensor bytes per row: {@code struct} (a key and a Tensor
- * Struct whose data is the raw bytes) and {@code array} (a key and an {@code array<float>} of
- * 262,144 values). Each is written in the kv layout ({@code name_col=key}) and in the batch layout
- * ({@code batch_size=8}), and as Parquet (uncompressed, like safetensors) from the same cached
- * DataFrame. Every repetition writes each case's safetensors and Parquet back to back, alternating
+ * <p>Three cached inputs of the same F32 tensor bytes: {@code struct} (a key and a Tensor Struct
+ * of 1 MiB per row whose data is the raw bytes), {@code array} (a key and an {@code array<float>}
+ * of 262,144 values per row) and {@code small} (a key and an {@code array<float>} of 128 values per
+ * row, 2,048 times as many rows). Each is written in the kv layout ({@code name_col=key}) and in the
+ * batch layout ({@code batch_size=8}, 2048 for the small rows: 1 MiB batches), and as Parquet
+ * (uncompressed, like safetensors) from the same cached DataFrame. Every repetition writes each case's safetensors and Parquet back to back, alternating
  * which goes first; the first repetition is a warm-up; the median of the rest is reported, with
  * the ratio safetensors throughput / Parquet throughput (= Parquet time / safetensors time).
  *
- * <p>Args: workDir GiB repeats resultDir
+ * <p>Args: workDir GiB repeats resultDir [only the cases whose name contains this]
  */
 public final class SparkWriteBench {
     static final int FLOATS = 1 << 18; // 1 MiB of F32 per row
+    static final int SMALL_FLOATS = 128; // 512 bytes per row
 
     record Case(String name, String input, Map<String, String> options) {}
 
@@ -38,6 +40,7 @@ public final class SparkWriteBench {
         double gib = Double.parseDouble(args[1]);
         int repeats = Integer.parseInt(args[2]);
         Path resultDir = Path.of(args[3]);
+        String only = args.length > 4 ? args[4] : ""; // run only the cases whose name contains this
         int rows = (int) Math.round(gib * 1024);
         String loadBefore = Files.readString(Path.of("/proc/loadavg")).trim();
 
@@ -48,22 +51,36 @@ public final class SparkWriteBench {
                 .getOrCreate();
         spark.sparkContext().setLogLevel("WARN");
 
-        // Row bytes differ per row (no constant pages); 4 partitions -> 2 tasks per core.
-        Dataset<Row> struct = spark.range(0, rows, 1, 4).selectExpr("concat('k', id) as key",
-                "named_struct('data', cast(repeat(sha2(cast(id as string), 256), 16384) as binary), "
-                        + "'shape', array(" + FLOATS + "), 'dtype', 'F32') as t")
-                .persist(StorageLevel.MEMORY_ONLY());
-        Dataset<Row> array = spark.range(0, rows, 1, 4).selectExpr("concat('k', id) as key",
-                "transform(sequence(0, " + (FLOATS - 1) + "), i -> cast(id * 7 + i as float)) as v")
-                .persist(StorageLevel.MEMORY_ONLY());
-        check(struct.count() == rows && array.count() == rows, "cached inputs");
-        Map<String, Dataset<Row>> inputs = Map.of("struct", struct, "array", array);
-
         List<Case> cases = List.of(
                 new Case("kv, Tensor Struct", "struct", Map.of("name_col", "key")),
                 new Case("batch, Tensor Struct", "struct", Map.of("batch_size", "8", "columns", "t")),
                 new Case("kv, array<float>", "array", Map.of("name_col", "key", "dtype", "F32")),
-                new Case("batch, array<float>", "array", Map.of("batch_size", "8", "columns", "v", "dtype", "F32")));
+                new Case("batch, array<float>", "array", Map.of("batch_size", "8", "columns", "v", "dtype", "F32")),
+                new Case("kv, array<float>[128]", "small", Map.of("name_col", "key")),
+                new Case("batch, array<float>[128]", "small", Map.of("batch_size", "2048", "columns", "v")));
+        cases = cases.stream().filter(c -> c.name.contains(only)).toList();
+        // Row bytes differ per row (no constant pages); 4 partitions -> 2 tasks per core. Only the
+        // inputs of the selected cases are built and cached.
+        long smallRows = (long) rows * (FLOATS / SMALL_FLOATS);
+        Map<String, Dataset<Row>> inputs = new LinkedHashMap<>();
+        for (Case c : cases) {
+            if (inputs.containsKey(c.input)) {
+                continue;
+            }
+            Dataset<Row> df = switch (c.input) {
+                case "struct" -> spark.range(0, rows, 1, 4).selectExpr("concat('k', id) as key",
+                        "named_struct('data', cast(repeat(sha2(cast(id as string), 256), 16384) as binary), "
+                                + "'shape', array(" + FLOATS + "), 'dtype', 'F32') as t");
+                case "array" -> spark.range(0, rows, 1, 4).selectExpr("concat('k', id) as key",
+                        "transform(sequence(0, " + (FLOATS - 1) + "), i -> cast(id * 7 + i as float)) as v");
+                // The same tensor bytes as 512-byte rows (128 floats, an embedding's size).
+                default -> spark.range(0, smallRows, 1, 4).selectExpr("concat('k', id) as key",
+                        "transform(sequence(0, " + (SMALL_FLOATS - 1) + "), i -> cast(id * 7 + i as float)) as v");
+            };
+            df.persist(StorageLevel.MEMORY_ONLY());
+            check(df.count() == (c.input.equals("small") ? smallRows : rows), "cached input " + c.input);
+            inputs.put(c.input, df);
+        }
         long tensorBytes = (long) rows * FLOATS * 4;
         Map<Case, double[][]> times = new LinkedHashMap<>();
         Map<Case, long[]> sizes = new LinkedHashMap<>();

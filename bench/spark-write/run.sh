@@ -3,7 +3,8 @@
 # input) vs Parquet of the same cached DataFrame, one run. Writes bench/results/spark-write.md and .png
 # (and raw/spark-write.json).
 # Usage: bench/spark-write/run.sh [GiB=1] [repeats=5]; JFR=1 also records a flight recording of the
-# run and prints its top execution-sample frames (build/bench-spark-write/write.jfr).
+# run and prints its top execution-sample frames (build/bench-spark-write/write.jfr); CASES=<text> runs
+# only the cases whose name contains it (e.g. CASES="[128]").
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 cd "$ST_ROOT"
@@ -28,7 +29,7 @@ if [ "${JFR:-0}" = 1 ]; then
 fi
 
 java "${flags[@]}" -cp "$jar:$(cat "$work/classpath")" bench/spark-write/SparkWriteBench.java \
-  "$work" "$gib" "$repeats" "$ST_ROOT/bench/results"
+  "$work" "$gib" "$repeats" "$ST_ROOT/bench/results" "${CASES:-}"
 
 if [ "${JFR:-0}" = 1 ]; then
   jfr print --events jdk.ExecutionSample "$work/write.jfr" > "$work/samples.txt"
