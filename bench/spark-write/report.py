@@ -56,7 +56,7 @@ def main(results: Path, table: Path) -> None:
     ax.bar([i + 0.2 for i in x], pq, 0.4, label="Parquet (uncompressed)")
     for i in x:
         ax.text(i - 0.2, st[i], f"{st[i] / pq[i]:.2f}x", ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(list(x), names, fontsize=8)
+    ax.set_xticks(list(x), [n.replace(", ", ",\n") for n in names], fontsize=8)
     ax.set_ylabel("GB/s of tensor bytes (median)")
     ax.set_title("Spark write, same DataFrame, same run (label: safetensors / Parquet)")
     ax.legend()
