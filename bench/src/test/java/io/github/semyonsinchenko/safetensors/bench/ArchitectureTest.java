@@ -11,6 +11,8 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -77,9 +79,33 @@ class ArchitectureTest {
         ONLY_KERNELS_LINK.check(classes);
     }
 
+    /**
+     * The {@code spark} package itself (the registered DataSource) is a slice of its own next to
+     * each subpackage, so "root imports read, read imports a root type" is a cycle too.
+     */
+    static final SliceAssignment SPARK_PACKAGES = new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass c) {
+            String root = BASE + ".spark";
+            String p = c.getPackageName();
+            if (p.equals(root)) {
+                return SliceIdentifier.of("spark");
+            }
+            if (p.startsWith(root + ".")) {
+                return SliceIdentifier.of("spark." + p.substring(root.length() + 1).split("\\.")[0]);
+            }
+            return SliceIdentifier.ignore();
+        }
+
+        @Override
+        public String getDescription() {
+            return "the spark package and each of its subpackages";
+        }
+    };
+
     @Test
-    void sparkSubpackagesFormNoCycle() {
-        slices().matching(BASE + ".spark.(*)..").should().beFreeOfCycles().check(classes);
+    void sparkPackagesFormNoCycle() {
+        slices().assignedFrom(SPARK_PACKAGES).should().beFreeOfCycles().check(classes);
     }
 
     /**

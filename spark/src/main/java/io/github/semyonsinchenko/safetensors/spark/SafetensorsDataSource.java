@@ -46,6 +46,7 @@ public final class SafetensorsDataSource implements TableProvider, DataSourceReg
     @Override
     public BaseRelation createRelation(SQLContext sqlContext, SaveMode mode,
                                        scala.collection.immutable.Map<String, String> parameters, Dataset<Row> data) {
-        return SaveModeWrite.save(sqlContext, mode, scala.jdk.javaapi.CollectionConverters.asJava(parameters), data);
+        return SaveModeWrite.save(sqlContext, mode, scala.jdk.javaapi.CollectionConverters.asJava(parameters), data,
+                getClass().getName());
     }
 }

@@ -3,6 +3,7 @@ package io.github.semyonsinchenko.safetensors.spark;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
+import io.github.semyonsinchenko.safetensors.spark.dataset.HadoopConfs;
 import io.github.semyonsinchenko.safetensors.spark.read.DatasetResolver;
 import io.github.semyonsinchenko.safetensors.spark.read.ReadOptions;
 import io.github.semyonsinchenko.safetensors.spark.read.SafetensorsScanBuilder;

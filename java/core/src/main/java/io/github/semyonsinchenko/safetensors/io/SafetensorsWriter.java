@@ -225,6 +225,7 @@ public final class SafetensorsWriter {
                 default -> throw new IllegalStateException("unknown source " + src);
             }
         }
+        sink.finish();
     }
 
     private static void syncDirectory(Path dir) {
@@ -255,16 +256,61 @@ public final class SafetensorsWriter {
     /** Where the bytes go. */
     private interface Sink {
         void write(MemorySegment bytes) throws IOException;
+
+        /** Writes out anything held back; called once after the last piece. */
+        default void finish() throws IOException {}
     }
 
-    private record ChannelSink(WritableByteChannel channel) implements Sink {
+    /**
+     * Writes to a channel. Pieces under {@link #GATHER_BELOW} bytes (small tensors, the header) are
+     * gathered in one direct buffer and written together, so a shard of many small tensors costs a
+     * few large write calls instead of one system call per tensor; larger pieces are written
+     * straight from their own memory.
+     */
+    private static final class ChannelSink implements Sink {
+        static final int GATHER_BYTES = 1 << 20;
+        static final int GATHER_BELOW = 64 << 10;
+
+        private final WritableByteChannel channel;
+        private ByteBuffer gathered;         // direct, allocated on first use
+        private MemorySegment gatheredBytes; // the same memory, whole
+        private int filled;
+
+        ChannelSink(WritableByteChannel channel) {
+            this.channel = channel;
+        }
+
         @Override
         public void write(MemorySegment bytes) throws IOException {
-            for (long off = 0; off < bytes.byteSize(); off += MAX_WRITE_CHUNK) {
-                ByteBuffer buf = bytes.asSlice(off, Math.min(MAX_WRITE_CHUNK, bytes.byteSize() - off)).asByteBuffer();
-                while (buf.hasRemaining()) {
-                    channel.write(buf);
+            long size = bytes.byteSize();
+            if (size < GATHER_BELOW) {
+                if (gathered == null) {
+                    gathered = ByteBuffer.allocateDirect(GATHER_BYTES);
+                    gatheredBytes = MemorySegment.ofBuffer(gathered);
+                } else if (GATHER_BYTES - filled < size) {
+                    finish();
                 }
+                MemorySegment.copy(bytes, 0, gatheredBytes, filled, size);
+                filled += (int) size;
+                return;
+            }
+            finish();
+            for (long off = 0; off < size; off += MAX_WRITE_CHUNK) {
+                writeFully(bytes.asSlice(off, Math.min(MAX_WRITE_CHUNK, size - off)).asByteBuffer());
+            }
+        }
+
+        @Override
+        public void finish() throws IOException {
+            if (filled > 0) {
+                writeFully(gathered.clear().limit(filled));
+                filled = 0;
+            }
+        }
+
+        private void writeFully(ByteBuffer buf) throws IOException {
+            while (buf.hasRemaining()) {
+                channel.write(buf);
             }
         }
     }

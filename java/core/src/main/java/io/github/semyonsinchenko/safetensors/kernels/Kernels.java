@@ -211,6 +211,45 @@ public final class Kernels {
                 slice(MemorySegment.ofArray(dst), dst.length, 4, dstOffset, count, "dst"), count);
     }
 
+    // ------------------------------------------------------------------ one element
+
+    /**
+     * Converts one element given by its raw bits, for callers that meet elements one at a time
+     * (a value already in a register, a generic Spark array): the bits {@link #convert} writes for
+     * that element, on every path. The source bits are the low bits of {@code sourceBits} (16 for
+     * F16/BF16/I16/U16, 32 for F32/I32/U32, 8 for I8/U8, all 64 for I64/U64/F64); the result is the
+     * target's bits, zero-extended (16 bits for F16/BF16, 32 for F32). Plain Java on the scalar
+     * definition of every conversion: no native call, no argument segment, no allocation.
+     */
+    public static long convertBits(Conversion c, long sourceBits) {
+        int i = (int) sourceBits;
+        short h = (short) sourceBits;
+        return switch (c) {
+            case BF16_TO_F32 -> Integer.toUnsignedLong(ScalarKernels.bf16ToF32(h));
+            case F32_TO_BF16_RNE -> ScalarKernels.f32ToBf16Rne(i) & 0xFFFFL;
+            case F32_TO_BF16_TRUNC -> ScalarKernels.f32ToBf16Trunc(i) & 0xFFFFL;
+            case F16_TO_F32 -> Integer.toUnsignedLong(ScalarKernels.f16ToF32(h));
+            case F32_TO_F16_RNE -> ScalarKernels.f32ToF16Rne(i) & 0xFFFFL;
+            case F32_TO_F16_TRUNC -> ScalarKernels.f32ToF16Trunc(i) & 0xFFFFL;
+            case F16_TO_BF16 -> ScalarKernels.f16ToBf16(h) & 0xFFFFL;
+            case BF16_TO_F16 -> ScalarKernels.bf16ToF16(h) & 0xFFFFL;
+            case I8_TO_F32 -> floatBits((byte) sourceBits);
+            case U8_TO_F32 -> floatBits(sourceBits & 0xFF);
+            case I16_TO_F32 -> floatBits(h);
+            case U16_TO_F32 -> floatBits(sourceBits & 0xFFFF);
+            case I32_TO_F32 -> floatBits((float) i);
+            case U32_TO_F32 -> floatBits(ScalarKernels.u32ToF32(i));
+            case I64_TO_F32 -> floatBits((float) sourceBits);
+            case U64_TO_F32 -> floatBits(ScalarKernels.u64ToF32(sourceBits));
+            case F64_TO_F32 -> Integer.toUnsignedLong(ScalarKernels.f64ToF32(sourceBits));
+        };
+    }
+
+    /** The bits of a float that is never NaN (integer sources), zero-extended. */
+    private static long floatBits(float f) {
+        return Integer.toUnsignedLong(Float.floatToRawIntBits(f));
+    }
+
     // ------------------------------------------------------------------ gathers
 
     /**

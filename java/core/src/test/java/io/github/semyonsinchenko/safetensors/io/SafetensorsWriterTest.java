@@ -84,6 +84,56 @@ class SafetensorsWriterTest {
         }
     }
 
+    /**
+     * Many small segment tensors (kv datasets of embeddings) through a channel: the same bytes as
+     * the stream path, in a few large write calls rather than one per tensor; a large tensor among
+     * them is still written whole from its own memory.
+     */
+    @Test
+    void smallTensorsAreGatheredIntoFewChannelWrites() throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            SafetensorsWriter w = new SafetensorsWriter().keepInsertionOrder(true);
+            int small = 5000;
+            for (int i = 0; i < small; i++) {
+                MemorySegment s = arena.allocate(512);
+                s.fill((byte) i);
+                w.add("t" + i, Dtype.F32, new long[] {128}, s);
+                if (i == small / 2) {
+                    MemorySegment big = arena.allocate(3 << 20);
+                    big.fill((byte) 0x5A);
+                    w.add("big", Dtype.F32, new long[] {3 << 18}, big);
+                }
+            }
+            ByteArrayOutputStream viaStream = new ByteArrayOutputStream();
+            w.write(viaStream);
+            ByteArrayOutputStream viaChannel = new ByteArrayOutputStream();
+            int[] calls = {0};
+            var sink = Channels.newChannel(viaChannel);
+            Header h = w.write(new java.nio.channels.WritableByteChannel() {
+                @Override
+                public int write(ByteBuffer src) throws IOException {
+                    calls[0]++;
+                    return sink.write(src);
+                }
+
+                @Override
+                public boolean isOpen() {
+                    return true;
+                }
+
+                @Override
+                public void close() {}
+            });
+            assertArrayEquals(viaStream.toByteArray(), viaChannel.toByteArray());
+            assertEquals(h.fileSize(), viaChannel.size());
+            // 2.5 MB of small tensors and header in 1 MiB batches, one write for the big one.
+            assertTrue(calls[0] <= 8, calls[0] + " write calls for " + (small + 1) + " tensors");
+            Path p = dir.resolve("small.safetensors");
+            w.write(p);
+            assertArrayEquals(viaStream.toByteArray(), Files.readAllBytes(p));
+        }
+    }
+
     @Test
     void segmentsAndByteSourcesWriteTheSameAsHeapArrays() throws IOException {
         float[] values = new float[1000];

@@ -1,7 +1,8 @@
 package io.github.semyonsinchenko.safetensors.spark.functions;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
-import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
+import io.github.semyonsinchenko.safetensors.spark.tensor.ElementType;
+import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
+import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import io.github.semyonsinchenko.safetensors.spark.dataset.ColumnSchema;
 import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
 import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;

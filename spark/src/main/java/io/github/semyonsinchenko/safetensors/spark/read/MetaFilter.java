@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
+import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.spark.HadoopConfs;
+import io.github.semyonsinchenko.safetensors.spark.dataset.HadoopConfs;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;

@@ -1,7 +1,7 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
 import io.github.semyonsinchenko.safetensors.format.SafetensorsException;
-import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
+import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

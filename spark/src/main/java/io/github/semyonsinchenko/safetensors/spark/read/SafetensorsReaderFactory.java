@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
+import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.TaskContext;

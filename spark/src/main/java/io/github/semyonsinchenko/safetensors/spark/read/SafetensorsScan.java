@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.spark.HadoopConfs;
+import io.github.semyonsinchenko.safetensors.spark.dataset.HadoopConfs;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;

@@ -1,6 +1,7 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.spark.tensor.ElementType;
 import java.io.Serial;
 import java.io.Serializable;
 
@@ -16,24 +17,10 @@ import java.io.Serializable;
  * @param dtype       target dtype; null means "the struct's own dtype"
  * @param fixedShape  per-sample shape from the {@code shapes} option; null means "from the data"
  */
-record ColumnSpec(String name, int ordinal, Kind kind, Element element, int depth, Dtype dtype, long[] fixedShape)
+record ColumnSpec(String name, int ordinal, Kind kind, ElementType element, int depth, Dtype dtype, long[] fixedShape)
         implements Serializable {
     @Serial
     private static final long serialVersionUID = 1L;
 
     enum Kind { TENSOR_STRUCT, NUMERIC_ARRAY }
-
-    /** Spark element types accepted in numeric arrays, with the dtype each maps to by default. */
-    enum Element {
-        BYTE(Dtype.I8, false), SHORT(Dtype.I16, false), INT(Dtype.I32, false), LONG(Dtype.I64, false),
-        FLOAT(Dtype.F32, true), DOUBLE(Dtype.F64, true);
-
-        final Dtype natural;
-        final boolean floating;
-
-        Element(Dtype natural, boolean floating) {
-            this.natural = natural;
-            this.floating = floating;
-        }
-    }
 }

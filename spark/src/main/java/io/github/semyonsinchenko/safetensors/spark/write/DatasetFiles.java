@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.HadoopConfs;
+import io.github.semyonsinchenko.safetensors.spark.dataset.HadoopConfs;
 import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
 import java.io.IOException;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.SerializableHadoopConf;
+import io.github.semyonsinchenko.safetensors.spark.dataset.SerializableHadoopConf;
 import io.github.semyonsinchenko.safetensors.spark.dataset.AppendRules;
 import io.github.semyonsinchenko.safetensors.spark.dataset.ColumnSchema;
 import io.github.semyonsinchenko.safetensors.spark.dataset.CrashPoints;

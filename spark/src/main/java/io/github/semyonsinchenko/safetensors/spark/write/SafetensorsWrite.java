@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.SerializableHadoopConf;
+import io.github.semyonsinchenko.safetensors.spark.dataset.SerializableHadoopConf;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;

@@ -1,6 +1,5 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.SafetensorsDataSource;
 import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -40,8 +39,12 @@ import org.apache.spark.sql.types.StructType;
 public final class SaveModeWrite {
     private SaveModeWrite() {}
 
+    /**
+     * Runs the write; {@code provider} is the DataSource class the V2 write is addressed to (the
+     * caller's own, passed in so this package does not import the one above it).
+     */
     public static BaseRelation save(SQLContext sqlContext, SaveMode mode, Map<String, String> parameters,
-                                    Dataset<Row> data) {
+                                    Dataset<Row> data, String provider) {
         String path = parameters.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase("path"))
                 .map(Map.Entry::getValue).findFirst().orElse(null);
         if (path == null || path.isBlank()) {
@@ -67,7 +70,7 @@ public final class SaveModeWrite {
         }
         Map<String, String> options = new HashMap<>(parameters);
         options.put(SafetensorsWriteBuilder.SAVE_MODE_OPTION, mode.name());
-        data.write().format(SafetensorsDataSource.class.getName()).mode(SaveMode.Append).options(options).save();
+        data.write().format(provider).mode(SaveMode.Append).options(options).save();
         return relation(sqlContext, data.schema());
     }
 

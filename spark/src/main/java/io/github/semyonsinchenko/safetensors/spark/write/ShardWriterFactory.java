@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.SerializableHadoopConf;
+import io.github.semyonsinchenko.safetensors.spark.dataset.SerializableHadoopConf;
 import java.io.Serial;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.InternalRow;

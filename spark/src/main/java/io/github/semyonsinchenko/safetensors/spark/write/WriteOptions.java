@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.JsonErrors;
-import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
+import io.github.semyonsinchenko.safetensors.spark.tensor.ElementType;
+import io.github.semyonsinchenko.safetensors.spark.tensor.TensorEncoding;
+import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import io.github.semyonsinchenko.safetensors.spark.dataset.AppendRules;
 import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetCommit;
 import io.github.semyonsinchenko.safetensors.spark.dataset.OptionNames;
@@ -285,22 +287,7 @@ final class WriteOptions implements Serializable {
             depth++;
             t = a.elementType();
         }
-        ColumnSpec.Element element = null;
-        if (depth > 0) {
-            if (t == DataTypes.ByteType) {
-                element = ColumnSpec.Element.BYTE;
-            } else if (t == DataTypes.ShortType) {
-                element = ColumnSpec.Element.SHORT;
-            } else if (t == DataTypes.IntegerType) {
-                element = ColumnSpec.Element.INT;
-            } else if (t == DataTypes.LongType) {
-                element = ColumnSpec.Element.LONG;
-            } else if (t == DataTypes.FloatType) {
-                element = ColumnSpec.Element.FLOAT;
-            } else if (t == DataTypes.DoubleType) {
-                element = ColumnSpec.Element.DOUBLE;
-            }
-        }
+        ElementType element = depth > 0 ? ElementType.of(t) : null;
         if (element == null) {
             throw analysis("column '" + field.name() + "' is " + type.simpleString() + ", which cannot be written as a "
                     + "tensor; allowed: the Tensor Struct " + TensorStruct.TYPE.simpleString()
@@ -316,7 +303,7 @@ final class WriteOptions implements Serializable {
     }
 
     static boolean isFloat(Dtype d) {
-        return d == Dtype.F16 || d == Dtype.BF16 || d == Dtype.F32 || d == Dtype.F64;
+        return TensorEncoding.isFloat(d);
     }
 
     private static Map<String, long[]> parseShapes(String json, List<String> columns) throws AnalysisException {

@@ -1,19 +1,22 @@
-package io.github.semyonsinchenko.safetensors.spark.functions;
+package io.github.semyonsinchenko.safetensors.spark.tensor;
 
+import io.github.semyonsinchenko.safetensors.kernels.Conversion;
+import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.math.BigDecimal;
 
 /**
  * Narrowing of doubles and longs to float such that a following F32 to F16/BF16 kernel rounds
  * exactly once: round-to-odd when the final rounding is to nearest even, toward zero when it is
  * truncation. Both F16 and BF16 keep at most 11 significant bits, at least two fewer than F32,
- * which is what makes round-to-odd exact.
+ * which is what makes round-to-odd exact. The nearest float (and every NaN) comes from the
+ * kernels' F64 to F32 rule; only the step back toward zero is done here.
  */
 final class Narrowing {
     private Narrowing() {}
 
     /** The double as a float rounded to odd: toward zero, with the last bit set if anything was lost. */
     static float roundToOdd(double d) {
-        float f = (float) d;
+        float f = nearest(d);
         if (Float.isNaN(f) || (double) f == d) {
             return f;
         }
@@ -22,11 +25,16 @@ final class Narrowing {
 
     /** The double as a float rounded toward zero (a finite value never becomes infinite). */
     static float towardZero(double d) {
-        float f = (float) d;
+        float f = nearest(d);
         if (Float.isNaN(f) || (double) f == d) {
             return f;
         }
         return towardZero(d, f);
+    }
+
+    /** The double as the nearest float: the {@link Conversion#F64_TO_F32} kernel's bits. */
+    static float nearest(double d) {
+        return Float.intBitsToFloat((int) Kernels.convertBits(Conversion.F64_TO_F32, Double.doubleToRawLongBits(d)));
     }
 
     private static float towardZero(double d, float nearest) {
@@ -52,14 +60,5 @@ final class Narrowing {
             bits -= 1; // rounded away from zero: step back
         }
         return Double.longBitsToDouble(bits | 1);
-    }
-
-    /** The unsigned 64-bit value as a double rounded to odd (for U64 sources). */
-    static double unsignedRoundToOdd(long v) {
-        if (v >= 0) {
-            return roundToOdd(v);
-        }
-        // Halve keeping the lost bit sticky, convert (rounded to odd), then double exactly.
-        return 2.0 * roundToOdd((v >>> 1) | (v & 1));
     }
 }

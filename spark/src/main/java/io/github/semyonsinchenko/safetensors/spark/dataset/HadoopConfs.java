@@ -1,4 +1,4 @@
-package io.github.semyonsinchenko.safetensors.spark;
+package io.github.semyonsinchenko.safetensors.spark.dataset;
 
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;

@@ -1,4 +1,4 @@
-package io.github.semyonsinchenko.safetensors.spark;
+package io.github.semyonsinchenko.safetensors.spark.tensor;
 
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;

@@ -1,4 +1,4 @@
-package io.github.semyonsinchenko.safetensors.spark;
+package io.github.semyonsinchenko.safetensors.spark.dataset;
 
 import java.io.IOException;
 import java.io.ObjectInputStream;
