@@ -103,8 +103,13 @@ public final class LoaderBench {
             List<Map<String, Object>> runs = new ArrayList<>();
             System.out.printf(Locale.ROOT, "%-32s %3s %8s %8s %6s %9s %8s%n", "variant", "rep", "GETs", "HEADs",
                     "LISTs", "seconds", "MB/s");
+            List<Map.Entry<String, LoaderConfig.Builder>> order = new ArrayList<>(variants.entrySet());
             for (int rep = 1; rep <= repeats; rep++) {
-                for (var v : variants.entrySet()) {
+                // Each repeat starts with another variant, so a slow first load (allocation, GC after
+                // the previous repeat, a neighbour's burst) does not always land on the same one.
+                List<Map.Entry<String, LoaderConfig.Builder>> turn = new ArrayList<>(order);
+                java.util.Collections.rotate(turn, -(rep - 1));
+                for (var v : turn) {
                     LoaderConfig config = v.getValue().hadoopConf(conf).metadataCache(new MetadataCache(0)).build();
                     Map<String, Long> before = counters(fs);
                     double clientCpu0 = cpuSeconds(ProcessHandle.current());
