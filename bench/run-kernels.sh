@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Measures the conversion and gather kernels and writes bench/results/kernels.md + kernels.png.
 #
-#   bench/run-kernels.sh            the measurement (about 45 minutes on 2 cores; run it on a quiet machine)
-#   bench/run-kernels.sh --quick    a smoke run (a few minutes): proves the harness works end to end and
+#   bench/run-kernels.sh            the measurement (about 35 minutes on 2 cores; run it on a quiet machine)
+#   bench/run-kernels.sh --quick    a smoke run (about 10 minutes): proves the harness works end to end and
 #                                   writes to bench/results/smoke/ (ignored by git), never over the real results
 #
-# Extra arguments after the options go to JMH (e.g. a benchmark regex: `bench/run-kernels.sh --quick Gather`).
-# JMH_ARGS replaces the default JMH iteration arguments.
+# Extra arguments after the options go to JMH (e.g. a benchmark regex: `bench/run-kernels.sh --quick Gather`);
+# then only that one JMH run is made. JMH_ARGS replaces the default JMH iteration arguments.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
 cd "$ST_ROOT"
@@ -17,7 +17,7 @@ if [ "${1:-}" = "--quick" ]; then
   shift
 fi
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
-  sed -n '2,10p' "$0"
+  sed -n '2,9p' "$0"
   exit 0
 fi
 
@@ -28,18 +28,26 @@ if [ "$mode" = quick ]; then
   peer_args=(--quick)
 else
   out_dir=bench/results
-  # 3 warm-up + 4 measured iterations of 1 s, one fork per parameter combination (~25 minutes).
+  # 3 warm-up + 4 measured iterations of 1 s, one fork per parameter combination.
   # Two warm-ups are not enough for the Vector path to reach C2 on a busy machine.
   default_jmh="-wi 3 -w 1s -i 4 -r 1s -f 1"
   # Random rows of a 1 GiB table vary with where the table and the indices land (pages, cache
-  # sets): one fork of 4 iterations gave errors up to +-50% of the mean. 3 forks of 10 iterations
-  # (~15 more minutes) bring the error under 10%, enough to tell the gather ratios apart.
+  # sets): one fork of 4 iterations gave errors up to +-50% of the mean. The native row gathers
+  # (the target and its 4 KiB-page info rows) get 3 forks of 10 iterations, enough to bring the
+  # error under 10%; the other gathers (scalar, vector, gather-and-convert) are for information.
   gather_jmh="-wi 3 -w 1s -i 10 -r 1s -f 3"
   peer_args=()
 fi
 jmh_args="${JMH_ARGS:-$default_jmh} -bm avgt -tu ns -prof gc"
 gather_args="${JMH_ARGS:-$gather_jmh} -bm avgt -tu ns -prof gc"
-gather_regex='Gather(Thp)?Bench'
+# The benchmarks of this report (the jar has others, e.g. OpenBench for bench/run-open.sh).
+main_regex='ConvertBench|ConvertOtherBench|CopyBench|JdkF16Bench'
+native_gather_regex='Gather(Thp)?Bench\.gather$'
+other_gather_regex='Gather(Thp)?Bench\.gatherF16ToF32'
+guard_params='-p conversion=BF16_TO_F32,F32_TO_BF16_RNE -p path=native -p memory=offheap'
+# Forks of the full mode: main 127 x ~9 s, native row gathers 6 x 3 x ~16 s, other gathers 22 x ~10 s,
+# fault guard on/off 2 x 4 x ~9 s: about 30 minutes of JMH (34 under a load average of 14), plus the
+# numpy peer and the build.
 
 raw="$out_dir/raw"
 mkdir -p "$raw"
@@ -79,14 +87,25 @@ jmh() {
 if [ $# -gt 0 ]; then
   echo "==> [4/6] JMH: $jmh_args $*"
   jmh "$raw/jmh.json" $jmh_args "$@"
+  rm -f "$raw/jmh-guard-on.json" "$raw/jmh-guard-off.json"
 else
-  # The gathers in a run of their own, with more forks and iterations (see gather_jmh above).
-  echo "==> [4/6] JMH: $jmh_args -e $gather_regex; then $gather_args $gather_regex"
-  jmh "$raw/jmh-main.json" $jmh_args -e "$gather_regex"
-  jmh "$raw/jmh-gather.json" $gather_args "$gather_regex"
-  python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])) + json.load(open(sys.argv[2])), open(sys.argv[3], "w"), indent=1)' \
-    "$raw/jmh-main.json" "$raw/jmh-gather.json" "$raw/jmh.json"
-  rm "$raw/jmh-main.json" "$raw/jmh-gather.json"
+  echo "==> [4/6] JMH, five runs:"
+  echo "    conversions and copies: $jmh_args $main_regex"
+  jmh "$raw/jmh-main.json" $jmh_args "$main_regex"
+  echo "    native row gathers (the target): $gather_args $native_gather_regex -p path=native"
+  jmh "$raw/jmh-gather-native.json" $gather_args "$native_gather_regex" -p path=native
+  echo "    other gathers: $jmh_args"
+  jmh "$raw/jmh-gather-scalar-vector.json" $jmh_args "GatherBench\.gather$" -p path=scalar,vector
+  jmh "$raw/jmh-gather-convert.json" $jmh_args "$other_gather_regex"
+  # The fault guard's cost: a widening and a narrowing, native, with the guard, then without it.
+  echo "    fault guard on, then off (SAFETENSORS_NATIVE_FAULT_GUARD=0): $jmh_args ConvertBench $guard_params"
+  jmh "$raw/jmh-guard-on.json" $jmh_args 'ConvertBench' $guard_params
+  SAFETENSORS_NATIVE_FAULT_GUARD=0 jmh "$raw/jmh-guard-off.json" $jmh_args 'ConvertBench' $guard_params
+  python3 -c 'import json, sys; json.dump(sum((json.load(open(f)) for f in sys.argv[2:]), []), open(sys.argv[1], "w"), indent=1)' \
+    "$raw/jmh.json" "$raw/jmh-main.json" "$raw/jmh-gather-native.json" "$raw/jmh-gather-scalar-vector.json" \
+    "$raw/jmh-gather-convert.json"
+  rm "$raw/jmh-main.json" "$raw/jmh-gather-native.json" "$raw/jmh-gather-scalar-vector.json" \
+    "$raw/jmh-gather-convert.json"
 fi
 
 echo "==> [5/6] numpy / ml_dtypes peer timings"
@@ -95,7 +114,7 @@ st_uv run -q --project bench/python python bench/python/kernels_peer.py "${peer_
 ended=$(stamp)
 extra="$*"
 cat >"$raw/run.json" <<EOF
-{"mode": "$mode", "started": "$started", "ended": "$ended", "jmh_args": "$jmh_args ${extra//[\"\\]/}; gathers: $gather_args",
+{"mode": "$mode", "started": "$started", "ended": "$ended", "jmh_args": "$jmh_args ${extra//[\"\\]/}; native row gathers: $gather_args",
  "loadavg_end": ["$(cut -d' ' -f1 /proc/loadavg)", "$(cut -d' ' -f2 /proc/loadavg)", "$(cut -d' ' -f3 /proc/loadavg)"]}
 EOF
 

@@ -78,8 +78,9 @@ ST_API uintptr_t st_last_fault_address(void);
 
 /*
  * ISA dispatch. At load the best supported level is chosen once by cpuid, in
- * priority order "avx512" (AVX-512 F+BW+VL), "avx2" (AVX2+F16C+FMA), "scalar".
- * The environment variable SAFETENSORS_NATIVE_ISA (scalar|avx2|avx512) forces
+ * priority order "avx512bf16" (avx512 + AVX512_DQ + AVX512_BF16), "avx512"
+ * (AVX-512 F+BW+VL), "avx2" (AVX2+F16C+FMA), "scalar". The environment
+ * variable SAFETENSORS_NATIVE_ISA (scalar|avx2|avx512|avx512bf16) forces
  * a level; an unknown or unsupported name selects "unsupported", in which every
  * kernel returns ST_ERR_UNSUPPORTED (the library never aborts or prints).
  * Names are lower case; an empty variable counts as unset. Under "unsupported"

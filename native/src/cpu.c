@@ -10,7 +10,7 @@
 #if defined(STN_X86)
 #include <cpuid.h>
 
-enum { LEVEL_SCALAR = 1, LEVEL_AVX2 = 2, LEVEL_AVX512 = 3 };
+enum { LEVEL_SCALAR = 1, LEVEL_AVX2 = 2, LEVEL_AVX512 = 3, LEVEL_AVX512BF16 = 4 };
 
 static uint64_t read_xcr0(void)
 {
@@ -36,9 +36,13 @@ static int detect_level(void)
     int avx512f = (b >> 16) & 1, avx512bw = (b >> 30) & 1, avx512vl = (b >> 31) & 1;
     if (!avx2)
         return LEVEL_SCALAR;
-    if (avx512f && avx512bw && avx512vl && (xcr0 & 0xE6) == 0xE6) /* + opmask, ZMM state */
-        return LEVEL_AVX512;
-    return LEVEL_AVX2;
+    if (!(avx512f && avx512bw && avx512vl && (xcr0 & 0xE6) == 0xE6)) /* + opmask, ZMM state */
+        return LEVEL_AVX2;
+    int avx512dq = (b >> 17) & 1;
+    unsigned a1, b1, c1, d1;
+    if (avx512dq && a >= 1 && __get_cpuid_count(7, 1, &a1, &b1, &c1, &d1) && ((a1 >> 5) & 1)) /* AVX512_BF16 */
+        return LEVEL_AVX512BF16;
+    return LEVEL_AVX512;
 }
 
 /* cpuid traps to the hypervisor in a VM, so ask once. 0 = not asked yet. */
@@ -64,6 +68,11 @@ int stn_cpu_has_avx512(void)
     return cpu_level() >= LEVEL_AVX512;
 }
 
+int stn_cpu_has_avx512bf16(void)
+{
+    return cpu_level() >= LEVEL_AVX512BF16;
+}
+
 #else /* not x86: only the scalar level exists */
 
 int stn_cpu_has_avx2(void)
@@ -72,6 +81,11 @@ int stn_cpu_has_avx2(void)
 }
 
 int stn_cpu_has_avx512(void)
+{
+    return 0;
+}
+
+int stn_cpu_has_avx512bf16(void)
 {
     return 0;
 }

@@ -26,6 +26,8 @@ static const struct stn_kernels *level_by_name(const char *name)
         return &stn_kernels_avx2;
     if (strcmp(name, "avx512") == 0)
         return &stn_kernels_avx512;
+    if (strcmp(name, "avx512bf16") == 0)
+        return &stn_kernels_avx512bf16;
 #endif
     return NULL;
 }
@@ -39,6 +41,8 @@ static int level_runs_here(const struct stn_kernels *k)
         return stn_cpu_has_avx2();
     if (k == &stn_kernels_avx512)
         return stn_cpu_has_avx512();
+    if (k == &stn_kernels_avx512bf16)
+        return stn_cpu_has_avx512bf16();
 #endif
     return 0;
 }
@@ -46,6 +50,8 @@ static int level_runs_here(const struct stn_kernels *k)
 static const struct stn_kernels *best_level(void)
 {
 #if defined(STN_X86)
+    if (stn_cpu_has_avx512bf16())
+        return &stn_kernels_avx512bf16;
     if (stn_cpu_has_avx512())
         return &stn_kernels_avx512;
     if (stn_cpu_has_avx2())

@@ -17,7 +17,7 @@ static __thread void *last_fault __attribute__((tls_model("initial-exec")));
 /* This library's executable segment: the only PCs whose faults are ours. */
 static uintptr_t code_lo, code_hi;
 static struct sigaction previous[2]; /* SIGBUS, SIGSEGV as they were before us */
-static int installed;                /* 1 once both handlers are ours */
+int stn_guard_installed;              /* 1 once both handlers are ours */
 
 #if defined(__linux__) && defined(__x86_64__)
 #define STN_FAULT_PC(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_RIP])
@@ -122,7 +122,7 @@ void stn_guard_install(void)
         return;
     if (!dl_iterate_phdr(find_segment, (void *)(uintptr_t)stn_guard_install))
         return;
-    installed = install_one(SIGBUS) && install_one(SIGSEGV);
+    stn_guard_installed = install_one(SIGBUS) && install_one(SIGSEGV);
 #endif
 }
 
@@ -136,7 +136,7 @@ void stn_guard_landed(struct stn_guard *g)
 ST_API int st_fault_guard_active(void)
 {
 #ifdef STN_FAULT_PC
-    if (!installed)
+    if (!stn_guard_installed)
         return 0;
     /* Someone may have installed a handler over ours since (checked on demand). */
     struct sigaction bus, segv;

@@ -63,6 +63,7 @@ extern const struct stn_kernels stn_kernels_unsupported;
 #if defined(STN_X86)
 extern const struct stn_kernels stn_kernels_avx2;
 extern const struct stn_kernels stn_kernels_avx512;
+extern const struct stn_kernels stn_kernels_avx512bf16;
 #endif
 
 /* fault_guard.c: installs the SIGBUS/SIGSEGV handler (library constructor). */
@@ -71,5 +72,6 @@ void stn_guard_install(void);
 /* cpu.c: 1 if the CPU and the OS (saved register state) support the level. */
 int stn_cpu_has_avx2(void);
 int stn_cpu_has_avx512(void);
+int stn_cpu_has_avx512bf16(void); /* avx512 + AVX512_DQ + AVX512_BF16 */
 
 #endif /* STN_KERNELS_INTERNAL_H */

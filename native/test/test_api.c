@@ -17,6 +17,10 @@ static void check_detection(void)
     if (st_isa_supported("avx512") != avx512)
         fail("st_isa_supported(avx512)=%d but the compiler's detection says %d", st_isa_supported("avx512"),
              avx512);
+    int avx512bf16 = avx512 && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bf16");
+    if (st_isa_supported("avx512bf16") != avx512bf16)
+        fail("st_isa_supported(avx512bf16)=%d but the compiler's detection says %d",
+             st_isa_supported("avx512bf16"), avx512bf16);
 #endif
 }
 

@@ -8,7 +8,10 @@
 
 static const char *best_level(void)
 {
-    return st_isa_supported("avx512") ? "avx512" : st_isa_supported("avx2") ? "avx2" : "scalar";
+    return st_isa_supported("avx512bf16") ? "avx512bf16"
+           : st_isa_supported("avx512")   ? "avx512"
+           : st_isa_supported("avx2")     ? "avx2"
+                                          : "scalar";
 }
 
 static void check_all_unsupported(void)
@@ -71,5 +74,16 @@ int main(void)
         if (f != 1.0f)
             fail("f16_to_f32(0x3C00) = %g", (double)f);
     }
+    /* SAFETENSORS_NATIVE_FAULT_GUARD=0 leaves the signal handlers alone (the calls above then ran
+       unguarded); otherwise the guard is in place where it exists (Linux x86-64, aarch64). */
+    const char *guard = getenv("SAFETENSORS_NATIVE_FAULT_GUARD");
+    int guard_wanted = !(guard != NULL && strcmp(guard, "0") == 0);
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+    if (st_fault_guard_active() != guard_wanted)
+        fail("st_fault_guard_active() = %d with SAFETENSORS_NATIVE_FAULT_GUARD=%s", st_fault_guard_active(),
+             guard ? guard : "(unset)");
+#else
+    (void)guard_wanted;
+#endif
     return test_end("env");
 }

@@ -1,7 +1,8 @@
 """Reading ``dataset_manifest.json`` and naming a dataset's files on local paths or any fsspec filesystem.
 
-Accepts this project's manifest fields (shard ``file``) and the original connector's
-(``shard_path``); the JVM's ``ManifestSummary`` reads the same fields the same way.
+Accepts the shard field ``shard_path`` (written by this project now and by the original connector)
+and ``file`` (this project's earlier versions); the JVM reads the same fields the same way
+(``spark.dataset.Manifest``, also for MLflow lineage).
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class Manifest:
     total_bytes: int
     shards: list = field(default_factory=list)  # list of (path, samples_count, bytes)
     schema: dict = field(default_factory=dict)
+    write_mode: str | None = None  # "batch", "kv", or None (the original connector does not record it)
+    kv_separator: str | None = None  # kv: tensors are <key><kv_separator><column>; None: earlier naming
 
 
 def read_manifest(loc: Location) -> Manifest:
@@ -113,6 +116,8 @@ def parse_manifest(data: bytes, where: str) -> Manifest:
         total_bytes=_count(raw, "total_bytes", where),
         shards=normalized,
         schema=schema if isinstance(schema, dict) else {},
+        write_mode=raw.get("write_mode") if isinstance(raw.get("write_mode"), str) else None,
+        kv_separator=raw.get("kv_separator") if isinstance(raw.get("kv_separator"), str) else None,
     )
 
 

@@ -89,14 +89,7 @@ class DistributedSafetensorsDataset:
         """
         loc = locate(path, filesystem)
         manifest = read_manifest(loc)
-        index = None
-        index_path = loc.join(INDEX)
-        if loc.fs.exists(index_path):
-            import pyarrow.parquet as pq
-
-            with loc.fs.open(index_path, "rb") as f:
-                index = pq.read_table(f)
-        return cls(loc, manifest, index)
+        return cls(loc, manifest, _read_index(loc, manifest))
 
     # ------------------------------------------------------------------ metadata
 
@@ -216,8 +209,10 @@ class DistributedSafetensorsDataset:
         """The samples of worker ``rank`` of ``world_size`` (its shards from ``assign_shards``), in order.
 
         Each item is a dict ``{column: numpy array, ..., "__key__": str}``: one per written row in
-        key-value datasets (``__key__`` the row key), one per batch in batch datasets (arrays keep
-        the batch dimension; ``__key__`` the batch number), one per tensor for other files. Local
+        key-value datasets (tensors ``<key><kv_separator><column>``; ``__key__`` the row key), one
+        per batch in batch datasets (a file per batch with tensors named after the columns, or
+        packed ``<column>/<batch>``; arrays keep the batch dimension; ``__key__`` the batch number
+        within the shard), one per tensor for other files. Local
         shards are memory-mapped and the arrays are read-only views of the mapping.
         """
         if not 0 <= rank < world_size:
@@ -236,11 +231,12 @@ class DistributedSafetensorsDataset:
                          key=lambda kv: kv[1]["data_offsets"][0])
         mapped = np.memmap(path, dtype=np.uint8, mode="r") if self._loc.local else None
         columns = list(self.get_schema())
+        m = self._manifest
         # The writer orders tensors by dtype and name, so the tensors of one sample need not be
         # adjacent: group by sample key first (header only), then read in order of first offset.
         groups: dict[str, list] = {}
         for tname, info in tensors:
-            key, column = self._split(tname, columns)
+            key, column = self._split(tname, columns, m.write_mode, m.kv_separator)
             groups.setdefault(key, []).append((column, info))
         for key, members in groups.items():
             sample = {}
@@ -255,9 +251,18 @@ class DistributedSafetensorsDataset:
             yield sample
 
     @staticmethod
-    def _split(name: str, columns: list[str]) -> tuple[str, str]:
-        """(sample key, column) of a tensor name: ``<key>/<column>`` or ``<column>/<batch>`` or
-        ``<key>`` of the only column; a tensor of a plain file is its own column."""
+    def _split(name: str, columns: list[str], write_mode=None, kv_separator=None) -> tuple[str, str]:
+        """(sample key, column) of a tensor name (spark/DATASET.md): kv ``<key><sep><column>``;
+        batch ``<column>`` (a file per batch) or ``<column>/<batch>`` (packed); in datasets of
+        earlier versions ``<key>/<column>`` or ``<key>`` of the only column; a tensor of a plain
+        file is its own column."""
+        if write_mode == "kv" and kv_separator is not None:
+            for c in columns:
+                if name.endswith(kv_separator + c) and len(name) >= len(kv_separator) + len(c):
+                    return name[: len(name) - len(c) - len(kv_separator)], c
+            return name, name
+        if write_mode == "batch" and name in columns:
+            return "0", name
         for c in columns:
             if name.endswith("/" + c):
                 return name[: -len(c) - 1], c
@@ -277,6 +282,29 @@ class DistributedSafetensorsDataset:
         self._loc = state["loc"]
         self._manifest = state["manifest"]
         self._index_table = state["index"]
+
+
+def _read_index(loc: Location, manifest):
+    """The tensor index as one pyarrow table, or None: the file the manifest names, else
+    ``_tensor_index.parquet`` (a directory of Parquet part files, or one file in datasets of
+    earlier versions)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    named = manifest.raw.get("index")
+    path = loc.join(named["file"] if isinstance(named, dict) and isinstance(named.get("file"), str) else INDEX)
+    if not loc.fs.exists(path):
+        return None
+    if loc.fs.isdir(path):
+        parts = sorted(p for p in loc.fs.ls(path, detail=False)
+                       if p.rsplit("/", 1)[-1].endswith(".parquet") and not p.rsplit("/", 1)[-1].startswith((".", "_")))
+    else:
+        parts = [path]
+    tables = []
+    for p in parts:
+        with loc.fs.open(p, "rb") as f:
+            tables.append(pq.read_table(f))
+    return pa.concat_tables(tables) if tables else None
 
 
 __all__ = ["DistributedSafetensorsDataset", "ShardInfo", "numpy_dtype", "MANIFEST"]

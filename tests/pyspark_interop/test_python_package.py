@@ -179,3 +179,45 @@ def test_original_connector_manifest_fields(kv_dataset, tmp_path):
     assert [s.shard_path for s in ds.list_shards()] == [s["shard_path"] for s in m["shards"]]
     assert sum(1 for _ in ds.iter_worker(0, 1)) == ROWS
     assert isinstance(ds.list_shards()[0], ShardInfo)
+
+
+def _hand_written(tmp_path, files, manifest_extra, shard_field="shard_path", fmt="1.0"):
+    """A dataset directory from {file name: {tensor: array}} and manifest fields (no Spark)."""
+    from safetensors.numpy import save_file
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    shards = []
+    for name, tensors in files.items():
+        save_file(tensors, str(tmp_path / name))
+        shards.append({shard_field: name, "samples_count": 1, "bytes": (tmp_path / name).stat().st_size})
+    doc = {"format_version": fmt, "safetensors_version": fmt, "total_samples": len(shards),
+           "total_bytes": sum(s["bytes"] for s in shards), "shards": shards, **manifest_extra}
+    (tmp_path / "dataset_manifest.json").write_text(json.dumps(doc))
+    return DistributedSafetensorsDataset.from_path(tmp_path)
+
+
+def test_iter_worker_follows_every_tensor_naming(tmp_path):
+    a, b = np.arange(2, dtype=np.float32), np.arange(3, dtype=np.int64)
+    schema = {"a": {"dtype": "F32"}, "b": {"dtype": "I64"}}
+    # kv with a recorded separator (a key may itself contain the separator)
+    ds = _hand_written(tmp_path / "kv", {"part-00000-0000-x.safetensors": {"u__1--a": a, "u__1--b": b}},
+                       {"write_mode": "kv", "kv_separator": "--", "schema": schema})
+    [s] = list(ds.iter_worker(0, 1))
+    assert s["__key__"] == "u__1"
+    np.testing.assert_array_equal(s["a"], a)
+    np.testing.assert_array_equal(s["b"], b)
+    # kv of an earlier version: <key>/<column>, shard "file", format "1"
+    ds = _hand_written(tmp_path / "old-kv", {"part-00000-x.safetensors": {"u/a": a, "u/b": b}},
+                       {"write_mode": "kv", "schema": schema}, shard_field="file", fmt="1")
+    [s] = list(ds.iter_worker(0, 1))
+    assert (s["__key__"], sorted(s)) == ("u", ["__key__", "a", "b"])
+    # batch: a file per batch named after the columns, and packed <column>/<batch>
+    x = np.ones((4, 2), dtype=np.float32)
+    ds = _hand_written(tmp_path / "batch", {"part-00000-0000-x.safetensors": {"x": x},
+                                            "part-00000-0001-x.safetensors": {"x": x[:1]}},
+                       {"write_mode": "batch", "schema": {"x": {"dtype": "F32", "shape": [2]}}})
+    assert [b["x"].shape for b in ds.iter_worker(0, 1)] == [(4, 2), (1, 2)]
+    ds = _hand_written(tmp_path / "packed", {"part-00000-x.safetensors": {"x/000000": x, "x/000001": x[:1]}},
+                       {"write_mode": "batch", "schema": {"x": {"dtype": "F32", "shape": [2]}}}, shard_field="file")
+    assert sorted((b["__key__"], b["x"].shape) for b in ds.iter_worker(0, 1)) == [("000000", (4, 2)),
+                                                                                   ("000001", (1, 2))]

@@ -3,6 +3,7 @@ Hugging Face safetensors library, bit for bit."""
 
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -77,11 +78,13 @@ def check_manifest(root: Path):
     jsonschema.validate(m, schema)
     total = 0
     for s in m["shards"]:
-        size = (root / s["file"]).stat().st_size
+        assert re.fullmatch(r"part-\d{5}-\d{4}-[0-9a-f-]{36}\.safetensors", s["shard_path"]), s
+        size = (root / s["shard_path"]).stat().st_size
         assert size == s["bytes"]
         total += size
     assert total == m["total_bytes"]
-    listed = {s["file"] for s in m["shards"]}
+    assert (m["format_version"], m["safetensors_version"]) == ("1.0", "1.0")
+    listed = {s["shard_path"] for s in m["shards"]}
     on_disk = {p.name for p in shard_files(root)}
     assert listed <= on_disk
     # Any other shard is the previous version's, kept for its readers (retain_versions=1).
@@ -89,7 +92,7 @@ def check_manifest(root: Path):
     for h in (root / "_manifests").glob("*.json"):
         hm = json.loads(h.read_text())
         if hm.get("version") == m["version"] - 1:
-            previous = {s["file"] for s in hm["shards"]}
+            previous = {s["shard_path"] for s in hm["shards"]}
     assert on_disk - listed <= previous, on_disk - listed
     assert not (root / "_staging").exists()
     return m
@@ -126,7 +129,7 @@ def test_kv_float_arrays_match_numpy_bit_for_bit(spark, tmp_path, dtype):
     got = by_name(read_dataset(out))
     assert len(got) == len(vals)
     for i, row in enumerate(vals):
-        np.testing.assert_array_equal(bits(got[f"k{i}"]), bits(row.astype(NP[dtype])))
+        np.testing.assert_array_equal(bits(got[f"k{i}__v"]), bits(row.astype(NP[dtype])))
 
 
 @pytest.mark.parametrize("dtype", ["I8", "I16", "I32", "I64", "U8", "U16", "U32", "U64", "F32", "F64", "BF16"])
@@ -142,7 +145,7 @@ def test_integer_arrays_are_exact(spark, tmp_path, dtype):
     df.write.format("safetensors").option("name_col", "key").option("dtype", dtype).save(str(out))
     got = by_name(read_dataset(out))
     for i, row in enumerate(vals):
-        np.testing.assert_array_equal(bits(got[f"k{i}"]), bits(row.astype(NP[dtype])))
+        np.testing.assert_array_equal(bits(got[f"k{i}__v"]), bits(row.astype(NP[dtype])))
 
 
 def test_tensor_struct_is_written_verbatim_and_converted(spark, tmp_path):
@@ -154,13 +157,13 @@ def test_tensor_struct_is_written_verbatim_and_converted(spark, tmp_path):
     df.write.format("safetensors").option("name_col", "key").save(str(out))
     got = by_name(read_dataset(out))
     for i, a in enumerate(arrays):
-        np.testing.assert_array_equal(bits(got[f"t{i}"]), bits(a))
+        np.testing.assert_array_equal(bits(got[f"t{i}__t"]), bits(a))
     for target in ["F16", "BF16"]:
         conv = tmp_path / target
         df.write.format("safetensors").option("name_col", "key").option("dtype", target).save(str(conv))
         got = by_name(read_dataset(conv))
         for i, a in enumerate(arrays):
-            np.testing.assert_array_equal(bits(got[f"t{i}"]), bits(a.astype(NP[target])))
+            np.testing.assert_array_equal(bits(got[f"t{i}__t"]), bits(a.astype(NP[target])))
 
 
 def test_several_columns_and_nested_arrays(spark, tmp_path):
@@ -170,8 +173,8 @@ def test_several_columns_and_nested_arrays(spark, tmp_path):
     df.write.format("safetensors").option("name_col", "key").save(str(out))
     got = by_name(read_dataset(out))
     assert len(got) == 10
-    np.testing.assert_array_equal(got["r3/m"], np.array([[3, 4], [5, 6]], dtype=np.int64))
-    np.testing.assert_array_equal(got["r3/d"], np.array([3.0]))
+    np.testing.assert_array_equal(got["r3__m"], np.array([[3, 4], [5, 6]], dtype=np.int64))
+    np.testing.assert_array_equal(got["r3__d"], np.array([3.0]))
     assert check_manifest(out)["schema"] == {"m": {"dtype": "I64", "shape": [2, 2]},
                                              "d": {"dtype": "F64", "shape": [1]}}
 
@@ -185,29 +188,32 @@ def test_batch_mode_tail_strategies(spark, tmp_path, tail):
     df.write.format("safetensors").option("batch_size", 4).option("tail_strategy", tail) \
         .option("dtype", "BF16").save(str(out))
     m = check_manifest(out)
-    got = by_name(read_dataset(out))
+    # One standalone file per batch, its tensor named after the column (the original's layout).
+    tensors = read_dataset(out)
+    files = [s["shard_path"] for s in m["shards"]]
+    assert sorted(files) == files and all(name == "v" for (_, name) in tensors)
+    got = [tensors[(f, "v")] for f in files]
     expected = vals.astype(ml_dtypes.bfloat16)
-    np.testing.assert_array_equal(bits(got["v/000000"]), bits(expected[0:4]))
-    np.testing.assert_array_equal(bits(got["v/000001"]), bits(expected[4:8]))
+    np.testing.assert_array_equal(bits(got[0]), bits(expected[0:4]))
+    np.testing.assert_array_equal(bits(got[1]), bits(expected[4:8]))
     if tail == "write":
-        np.testing.assert_array_equal(bits(got["v/000002"]), bits(expected[8:10]))
+        np.testing.assert_array_equal(bits(got[2]), bits(expected[8:10]))
         assert m["total_samples"] == 10
     elif tail == "drop":
-        assert "v/000002" not in got
+        assert len(got) == 2
         assert m["total_samples"] == 8
     else:
         padded = np.concatenate([expected[8:10], np.zeros((2, 3), dtype=ml_dtypes.bfloat16)])
-        np.testing.assert_array_equal(bits(got["v/000002"]), bits(padded))
+        np.testing.assert_array_equal(bits(got[2]), bits(padded))
         assert m["total_samples"] == 10
+        assert [s["samples_count"] for s in m["shards"]] == [4, 4, 2]  # padding is not counted
     with safe_open(str(shard_files(out)[0]), framework="np") as f:
         assert f.metadata()["tail_strategy"] == tail and f.metadata()["batch_size"] == "4"
 
 
 def read_index(spark, root: Path, tmp_path: Path):
-    # Spark's file listing hides names starting with '_': read a copy.
-    copy = tmp_path / "index_copy.parquet"
-    shutil.copy(root / "_tensor_index.parquet", copy)
-    return spark.read.parquet(str(copy)).collect()
+    # A directory holding one part file, as Spark writes Parquet: Spark reads it by its name.
+    return spark.read.parquet(str(root) + "/_tensor_index.parquet").collect()
 
 
 def test_index_routes_every_key_to_its_file(spark, tmp_path):
@@ -215,7 +221,7 @@ def test_index_routes_every_key_to_its_file(spark, tmp_path):
     spark.sql("select concat('k', id) as key, array(cast(id as float), 0.5f) as v from range(0, 40, 1, 2)") \
         .write.format("safetensors").option("name_col", "key").option("generate_index", "true").save(str(out))
     m = check_manifest(out)
-    assert m["index"] == {"file": "_tensor_index.parquet", "commit_id": m["commit_id"]}
+    assert m["index"] == {"file": "_tensor_index.parquet/part-00000.parquet", "commit_id": m["commit_id"]}
     rows = read_index(spark, out, tmp_path)
     assert sorted(r.tensor_key for r in rows) == sorted(f"k{i}" for i in range(40))
     for r in rows:
@@ -236,7 +242,7 @@ def test_shard_sizes_within_20_percent_of_the_target(spark, tmp_path):
     target = 50 << 20
     per_task = {}
     for s in m["shards"]:
-        per_task.setdefault(s["file"][:10], []).append(s["bytes"])
+        per_task.setdefault(s["shard_path"][:10], []).append(s["bytes"])
     assert len(per_task) == 2
     for sizes in per_task.values():
         # every shard but the task's last within 20% of the target
@@ -254,8 +260,8 @@ def test_duplicates_strategies(spark, tmp_path):
     out = tmp_path / "last"
     df.write.format("safetensors").option("name_col", "key").option("duplicatesStrategy", "lastWin").save(str(out))
     got = by_name(read_dataset(out))
-    assert sorted(got) == ["a", "b"]
-    np.testing.assert_array_equal(got["a"], np.array([2.0], dtype=np.float32))
+    assert sorted(got) == ["a__v", "b__v"]
+    np.testing.assert_array_equal(got["a__v"], np.array([2.0], dtype=np.float32))
     assert check_manifest(out)["total_samples"] == 2
 
 
@@ -301,8 +307,8 @@ def test_local_cluster_two_executor_jvms(tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
     m = check_manifest(out)
     assert m["total_samples"] == 400
-    assert len({s["file"][:10] for s in m["shards"]}) == 4
+    assert len({s["shard_path"][:10] for s in m["shards"]}) == 4
     got = by_name(read_dataset(out))
     assert len(got) == 400
     for i in range(400):
-        np.testing.assert_array_equal(got[f"k{i}"], np.array([i, 2 * i], dtype=np.float32))
+        np.testing.assert_array_equal(got[f"k{i}__v"], np.array([i, 2 * i], dtype=np.float32))

@@ -13,6 +13,7 @@ import java.net.URISyntaxException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -39,9 +40,9 @@ public final class SafetensorsDatasetSource {
     private final String datasetUri;
     private final String manifestUri;
     private final String digest;
-    private final ManifestSummary manifest;
+    private final Manifest manifest;
 
-    private SafetensorsDatasetSource(String datasetUri, String manifestUri, String digest, ManifestSummary manifest) {
+    private SafetensorsDatasetSource(String datasetUri, String manifestUri, String digest, Manifest manifest) {
         this.datasetUri = datasetUri;
         this.manifestUri = manifestUri;
         this.digest = digest;
@@ -74,7 +75,8 @@ public final class SafetensorsDatasetSource {
             throw new FileNotFoundException(MANIFEST + " not found at " + manifestPath
                     + ": not a committed safetensors dataset (write one with format(\"safetensors\") first)");
         }
-        ManifestSummary summary = ManifestSummary.parse(bytes, manifestPath.toString());
+        // The one manifest reader (spark.dataset); lineage also needs the totals and versions present.
+        Manifest summary = Manifest.parseComplete(bytes, manifestPath.toString());
         return new SafetensorsDatasetSource(uri(qualified), uri(manifestPath), digest(bytes), summary);
     }
 
@@ -111,7 +113,7 @@ public final class SafetensorsDatasetSource {
         return digest;
     }
 
-    public ManifestSummary manifest() {
+    public Manifest manifest() {
         return manifest;
     }
 
@@ -127,10 +129,10 @@ public final class SafetensorsDatasetSource {
         root.put("total_bytes", manifest.totalBytes());
         root.put("num_shards", manifest.shards().size());
         ArrayNode shards = root.putArray("shards");
-        for (ManifestSummary.Shard s : manifest.shards()) {
-            shards.addObject().put("path", s.path()).put("samples_count", s.samplesCount()).put("bytes", s.bytes());
+        for (io.github.semyonsinchenko.safetensors.spark.dataset.Shard s : manifest.shards()) {
+            shards.addObject().put("path", s.file()).put("samples_count", s.samples()).put("bytes", s.bytes());
         }
-        root.set("schema", manifest.schema());
+        root.set("schema", manifest.schemaJson());
         try {
             return JSON.writeValueAsString(root);
         } catch (JsonProcessingException e) {

@@ -98,7 +98,7 @@ public final class Kernels {
         return NativeLibrary.INSTANCE.map(lib -> lib.version);
     }
 
-    /** The native instruction-set level ("avx512", "avx2", "scalar"), or empty without the library. */
+    /** The native instruction-set level ("avx512bf16", "avx512", "avx2", "scalar"), or empty without the library. */
     public static Optional<String> nativeIsa() {
         return NativeLibrary.INSTANCE.map(NativeLibrary::isaName);
     }

@@ -69,7 +69,7 @@ final class NativeLibrary {
         return Linker.nativeLinker().downcallHandle(symbol, descriptor, options);
     }
 
-    /** The instruction-set level the library dispatched to ("avx512", "avx2", "scalar" or "unsupported"). */
+    /** The instruction-set level the library dispatched to ("avx512bf16", "avx512", "avx2", "scalar" or "unsupported"). */
     String isaName() {
         try {
             return cString((MemorySegment) stIsaName.invokeExact());

@@ -271,6 +271,48 @@ class HeaderSchemaTest {
         assertTrue(errors.isEmpty(), () -> errors + " for " + m);
     }
 
+    /** What the original Scala connector writes (no extras) and what this connector writes now (kv, ragged column). */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        """
+        {"format_version": "1.0", "safetensors_version": "1.0", "total_samples": 4, "total_bytes": 200,
+         "shards": [{"shard_path": "part-00000-0000-0f8fad5b-d9cb-469f-a165-70867728950e.safetensors",
+                     "samples_count": 4, "bytes": 200}],
+         "schema": {"image": {"dtype": "F32", "shape": [4, 2]}}}
+        """,
+        """
+        {"format_version": "1.0", "safetensors_version": "1.0", "total_samples": 2, "total_bytes": 200,
+         "shards": [{"shard_path": "part-00003-0012-0f8fad5b-d9cb-469f-a165-70867728950e.safetensors",
+                     "samples_count": 2, "bytes": 200}],
+         "schema": {"emb": {"dtype": "BF16"}, "label": {"dtype": "I64", "shape": []}},
+         "created_by": "safetensors-jvm 0.1.0", "version": 2, "commit_id": "q-1", "write_mode": "kv",
+         "name_col": "id", "kv_separator": "__", "index": {"file": "_tensor_index.parquet", "commit_id": "q-1"}}
+        """,
+        """
+        {"format_version": "1.0", "safetensors_version": "1.0", "total_samples": 3, "total_bytes": 96,
+         "shards": [{"shard_path": "part-00000-0000-0f8fad5b-d9cb-469f-a165-70867728950e.safetensors",
+                     "samples_count": 3, "bytes": 96}],
+         "schema": {"x": {"dtype": "F16", "shape": [8]}}, "write_mode": "batch", "batch_size": 4,
+         "tail_strategy": "pad", "pack_batches": false}
+        """})
+    void manifestSchemaAcceptsTheOriginalConnectorsAndOurs(String m) throws IOException {
+        List<Error> errors = manifestSchema().validate(m, InputFormat.JSON);
+        assertTrue(errors.isEmpty(), () -> errors + " for " + m);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "\"file\": |\"name\": ",
+        "\"file\": \"part-00000-0f8fad5b-d9cb-469f-a165-70867728950e.safetensors\",|\"file\": \"part-00000-0f8fad5b-d9cb-469f-a165-70867728950e.safetensors\", \"shard_path\": \"part-00000-0f8fad5b-d9cb-469f-a165-70867728950e.safetensors\",",
+        "%s|, \"batch_size\": 0",
+        "%s|, \"tail_strategy\": \"cut\"",
+        "%s|, \"kv_separator\": 1",
+        "\"dtype\": \"F32\", |"
+    })
+    void manifestSchemaRejectsShardsAndExtrasItCannotRead(String edit) throws IOException {
+        manifestSchemaRejects(edit);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
         "part-00000-0f8fad5b-d9cb-469f-a165-70867728950e.safetensors|part-0000-0f8fad5b-d9cb-469f-a165-70867728950e.safetensors",

@@ -35,6 +35,9 @@ class ConversionPathsTest {
         if (NativeBackend.isaSupported("avx512")) {
             assertTrue(names.contains("native-avx512"), names::toString);
         }
+        if (NativeBackend.isaSupported("avx512bf16")) {
+            assertTrue(names.contains("native-avx512bf16"), names::toString);
+        }
     }
 
     /** Runs {@code c} over {@code src} on every candidate path and compares with the oracle. */
@@ -192,6 +195,52 @@ class ConversionPathsTest {
                         checkAllPaths(c, src, n, "specials off-heap, shift " + shift);
                         checkAllPaths(c, MemorySegment.ofArray(heap), n, "specials heap, shift " + shift);
                     }
+                }
+            }
+        }
+    }
+
+    /**
+     * One odd value (subnormal, NaN, zero, infinity, the largest finite, a tie) at every position of
+     * a window of 64 normal ties, of normals with a zero next to it, or of zeros: a SIMD path that
+     * takes a fast instruction for a whole vector step and redoes the step when a lane needs it
+     * (native avx512bf16) must see every lane. Long enough (over 4 MiB of BF16) for the native
+     * streaming-store loop; the shifts move the windows across vector steps.
+     */
+    @Test
+    void oddLanesAmongNormalsAndZeros() {
+        int[] odd = {0x00000001, 0x007FFFFF, 0x00008000, 0x00018000, 0x7F800001, 0x7FC00000, 0x7FFFFFFF,
+            0x00000000, 0x7F800000, 0x7F7FFFFF, 0x7F7F8000, 0x00800000};
+        SplittableRandom rnd = new SplittableRandom(7);
+        int window = 64;
+        int[] block = new int[2 * 3 * odd.length * window * window];
+        int at = 0;
+        for (int sign = 0; sign < 2; sign++) {
+            for (int background = 0; background < 3; background++) {
+                for (int v : odd) {
+                    for (int p = 0; p < window; p++) {
+                        for (int i = 0; i < window; i++) {
+                            int u = ((rnd.nextInt() & 0x80FF0000) | 0x3F008000) ^ (rnd.nextInt() & 0x10000);
+                            if (i == p) {
+                                u = v;
+                            } else if (background == 2 || (background == 1 && i == (p + 1) % window)) {
+                                u = 0;
+                            }
+                            block[at++] = u | (sign << 31);
+                        }
+                    }
+                }
+            }
+        }
+        int n = 3 * (1 << 20); // 6 MiB of 16-bit output
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate((n + 32) * 4L, 64);
+            for (int i = 0; i < n + 32; i++) {
+                src.set(ScalarKernels.I32, i * 4L, block[i % block.length]);
+            }
+            for (int shift : new int[] {0, 5, 16, 31}) {
+                for (Conversion c : List.of(Conversion.F32_TO_BF16_RNE, Conversion.F32_TO_F16_RNE)) {
+                    checkAllPaths(c, src.asSlice(shift * 4L, n * 4L), n, "odd lanes, shift " + shift);
                 }
             }
         }

@@ -9,7 +9,7 @@ import java.util.List;
  * it (st_select_isa) before a run; {@link #restoreNativeIsa()} puts back the level it chose.
  */
 record KernelPath(String name, Backend backend, String isa) {
-    static final List<String> NATIVE_ISAS = List.of("scalar", "avx2", "avx512");
+    static final List<String> NATIVE_ISAS = List.of("scalar", "avx2", "avx512", "avx512bf16");
     private static final String INITIAL_ISA = Kernels.nativeIsa().orElse(null);
 
     /** Every path this machine can run. Vector and native are required: the build provides both. */

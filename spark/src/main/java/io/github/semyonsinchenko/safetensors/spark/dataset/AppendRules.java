@@ -17,10 +17,17 @@ public final class AppendRules {
      * columns: it has none to disagree with.
      *
      * @param batchSize and {@code tail} only for batch mode (else null)
+     * @param kvSeparator only for kv mode (else null)
      */
     public static String layoutProblem(Manifest old, String mode, Integer batchSize, String tail,
-                                       List<String> columns) {
-        if (old.writeMode() != null && !old.writeMode().equals(mode)) {
+                                       String kvSeparator, List<String> columns) {
+        if (old.writeMode() == null) {
+            // The original connector records no write_mode; its schema has other keys and shapes.
+            return "the dataset's manifest records no write_mode (written by another connector, e.g. the original "
+                    + "Scala one), so this write cannot know how its tensors are laid out; write it anew with mode "
+                    + "overwrite, or to another path";
+        }
+        if (!old.writeMode().equals(mode)) {
             return "the dataset was written in " + old.writeMode() + " mode, this write is in " + mode + " mode";
         }
         if (batchSize != null && old.batchSize() != null && !old.batchSize().equals(batchSize)) {
@@ -29,17 +36,28 @@ public final class AppendRules {
         if (tail != null && old.tailStrategy() != null && !old.tailStrategy().equalsIgnoreCase(tail)) {
             return "the dataset has tail_strategy=" + old.tailStrategy() + ", this write tail_strategy=" + tail;
         }
+        if (kvSeparator != null && old.isKv() && !kvSeparator.equals(old.kvSeparator())) {
+            return old.kvSeparator() == null
+                    ? "the dataset names kv tensors the way earlier versions of this connector did (<key> or "
+                            + "<key>/<column>), this write with kv_separator '" + kvSeparator + "'; rewrite it with "
+                            + "mode overwrite to append to it"
+                    : "the dataset has kv_separator '" + old.kvSeparator() + "', this write '" + kvSeparator + "'";
+        }
         if (!old.schema().isEmpty() && !List.copyOf(old.schema().keySet()).equals(columns)) {
             return "the dataset has columns " + old.schema().keySet() + ", this write has " + columns;
         }
         return null;
     }
 
-    /** What makes the written data disagree with the dataset's dtypes and shapes, or null. */
+    /**
+     * What makes the written data disagree with the dataset's dtypes and shapes, or null. In kv
+     * mode only dtypes must agree: every row is its own tensor, shapes may vary.
+     */
     public static String schemaProblem(Manifest old, Map<String, ColumnSchema> written) {
         for (Map.Entry<String, ColumnSchema> e : written.entrySet()) {
             ColumnSchema was = old.schema().get(e.getKey());
-            if (was != null && !was.sameAs(e.getValue())) {
+            if (was != null && old.isKv() ? !was.dtype().equals(e.getValue().dtype())
+                    : was != null && !was.sameAs(e.getValue())) {
                 return "column '" + e.getKey() + "' is " + e.getValue() + " but the dataset has " + was;
             }
         }

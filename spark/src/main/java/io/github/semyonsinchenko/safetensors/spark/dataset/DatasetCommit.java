@@ -203,10 +203,11 @@ public final class DatasetCommit {
         CrashPoints.reached(CrashPoints.SHARD_RENAMED);
     }
 
-    /** Step 2: replaces the index. */
-    public void writeIndex(Configuration conf, List<IndexEntry> entries) throws IOException {
-        TensorIndexFile.write(fs, conf, root, entries, commitId, policy);
+    /** Step 2: replaces the index; returns its path relative to the root, for the manifest. */
+    public String writeIndex(Configuration conf, List<IndexEntry> entries) throws IOException {
+        String file = TensorIndexFile.write(fs, conf, root, entries, commitId, policy);
         CrashPoints.reached(CrashPoints.INDEX_WRITTEN);
+        return file;
     }
 
     /**

@@ -16,23 +16,44 @@ public final class DatasetLayout {
 
     /** The commit point: a dataset is what this file names. */
     public static final String MANIFEST = "dataset_manifest.json";
+    /**
+     * The tensor index: a directory holding one Parquet file, {@link #INDEX_FILE}, as Spark writes
+     * Parquet, so {@code spark.read.parquet(root + "/_tensor_index.parquet")} reads it (Spark ignores
+     * a single file whose name starts with {@code _}, but reads the part files of such a directory).
+     * Datasets of earlier versions have a single file under this name.
+     */
     public static final String INDEX = "_tensor_index.parquet";
+    /** The index's one Parquet file, relative to the root (what the manifest names). */
+    public static final String INDEX_FILE = INDEX + "/part-00000.parquet";
     /** Task output before the job commit: {@code _staging/<job>/attempt-<partition>-<task>/}. */
     public static final String STAGING = "_staging";
     /** One copy of every committed manifest: {@code _manifests/<version, 20 digits>.json}. */
     public static final String HISTORY = "_manifests";
     public static final String EXTENSION = ".safetensors";
 
-    private static final Pattern SHARD_NAME = Pattern.compile("part-[0-9]{5}-.*\\.safetensors");
+    private static final Pattern SHARD_NAME = Pattern.compile("part-[0-9]{5,}-.*\\.safetensors");
     private static final Pattern HISTORY_NAME = Pattern.compile("([0-9]{20})\\.json");
     private static final Pattern TEMP_NAME = Pattern.compile("\\..+\\.[0-9a-f-]{36}\\.tmp");
 
-    /** A shard: {@code part-<task:05d>-<uuid>.safetensors}. */
-    public static String shardName(int partitionId, UUID uuid) {
-        return String.format(Locale.ROOT, "part-%05d-%s%s", partitionId, uuid, EXTENSION);
+    /** The dataset root of an index file: its directory's parent ({@link #INDEX_FILE}), or its directory (earlier versions). */
+    public static org.apache.hadoop.fs.Path rootOfIndex(org.apache.hadoop.fs.Path indexFile) {
+        org.apache.hadoop.fs.Path dir = indexFile.getParent();
+        return dir.getName().equals(INDEX) ? dir.getParent() : dir;
     }
 
-    /** A name the writer gives shards (this connector's and the original's). */
+    /**
+     * A shard: {@code part-<task:05d>-<shard:04d>-<uuid>.safetensors}, the original connector's
+     * pattern: {@code task} is the Spark partition, {@code shard} counts the files of one task
+     * writer, {@code uuid} is drawn once per task writer.
+     */
+    public static String shardName(int partitionId, int shardIndex, UUID uuid) {
+        return String.format(Locale.ROOT, "part-%05d-%04d-%s%s", partitionId, shardIndex, uuid, EXTENSION);
+    }
+
+    /**
+     * A name a writer gives shards: this connector's and the original's
+     * ({@code part-<task>-<shard>-<uuid>}), and this connector's earlier {@code part-<task>-<uuid>}.
+     */
     public static boolean isShardName(String name) {
         return SHARD_NAME.matcher(name).matches();
     }

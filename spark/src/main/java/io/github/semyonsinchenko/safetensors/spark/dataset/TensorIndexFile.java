@@ -58,9 +58,23 @@ public final class TensorIndexFile {
     /** Footer key-value metadata key of the commit id. */
     public static final String COMMIT_ID_KEY = "safetensors.commit_id";
 
-    static void write(FileSystem fs, Configuration conf, Path root, List<IndexEntry> entries, String commitId,
-                      DatasetCommit.Policy policy) throws IOException {
-        Path tmp = new Path(root, DatasetLayout.tempName(DatasetLayout.INDEX));
+    /**
+     * Writes the index and returns its path relative to the root: {@link DatasetLayout#INDEX_FILE},
+     * or, when the dataset has an index of an earlier version (a single file named
+     * {@link DatasetLayout#INDEX}), that file, replaced in place: turning it into a directory would
+     * take it away from readers of the committed version first.
+     */
+    static String write(FileSystem fs, Configuration conf, Path root, List<IndexEntry> entries, String commitId,
+                        DatasetCommit.Policy policy) throws IOException {
+        Path legacy = new Path(root, DatasetLayout.INDEX);
+        boolean single = fs.exists(legacy) && fs.getFileStatus(legacy).isFile();
+        String relative = single ? DatasetLayout.INDEX : DatasetLayout.INDEX_FILE;
+        Path target = new Path(root, relative);
+        if (!single) {
+            fs.mkdirs(target.getParent());
+        }
+        // A leading dot: invisible to Spark's and pyarrow's listing of the index directory.
+        Path tmp = new Path(target.getParent(), DatasetLayout.tempName(target.getName()));
         SimpleGroupFactory groups = new SimpleGroupFactory(SCHEMA);
         try {
             try (ParquetWriter<Group> w = ExampleParquetWriter.builder(HadoopOutputFile.fromPath(tmp, conf))
@@ -87,10 +101,11 @@ public final class TensorIndexFile {
             if (policy.fsync()) {
                 DatasetCommit.syncFile(fs, tmp);
             }
-            DatasetCommit.renameOverwrite(fs, tmp, new Path(root, DatasetLayout.INDEX), policy);
+            DatasetCommit.renameOverwrite(fs, tmp, target, policy);
         } finally {
             fs.delete(tmp, false);
         }
+        return relative;
     }
 
     /** The index was written by another commit than the manifest it is read for. */
@@ -207,16 +222,17 @@ public final class TensorIndexFile {
                 String key;
                 String column;
                 if (kv) {
-                    TensorNames.Kv parsed = TensorNames.parseKv(name, columns);
+                    TensorNames.Kv parsed = TensorNames.parseKv(name, columns, manifest.kvSeparator());
                     if (parsed == null) {
                         throw new IOException(p + ": tensor '" + name + "' matches no column of " + columns);
                     }
                     key = parsed.key();
                     column = parsed.column();
                 } else {
-                    TensorNames.Batch parsed = TensorNames.parseBatch(name);
+                    TensorNames.Batch parsed = TensorNames.parseBatch(name, columns);
                     if (parsed == null) {
-                        throw new IOException(p + ": tensor '" + name + "' is not named <column>/<batch>");
+                        throw new IOException(p + ": tensor '" + name + "' is not named <column> or <column>/<batch>"
+                                + " for a column of " + columns);
                     }
                     column = parsed.column();
                     key = column;

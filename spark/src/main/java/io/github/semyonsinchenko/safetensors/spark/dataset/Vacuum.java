@@ -122,6 +122,17 @@ public final class Vacuum {
                     if (!dryRun && list(fs, st.getPath()).isEmpty()) {
                         fs.delete(st.getPath(), false);
                     }
+                } else if (name.equals(DatasetLayout.INDEX)) {
+                    long[] newestAndBytes = newestAndBytes(fs, st);
+                    if (!indexRetained && newestAndBytes[0] < orphanBefore) {
+                        delete(fs, st.getPath(), true, Reason.STALE_INDEX, newestAndBytes[1], dryRun, out);
+                    } else {
+                        for (FileStatus c : list(fs, st.getPath())) {
+                            if (DatasetLayout.isTempName(c.getPath().getName()) && c.getModificationTime() < orphanBefore) {
+                                delete(fs, c.getPath(), false, Reason.TEMPORARY, c.getLen(), dryRun, out);
+                            }
+                        }
+                    }
                 }
                 continue;
             }

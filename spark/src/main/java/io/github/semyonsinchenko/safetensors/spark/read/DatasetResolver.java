@@ -146,7 +146,8 @@ public final class DatasetResolver {
         if (userSchema != null) {
             validateUserSchema(userSchema, layout);
         }
-        return new ResolvedDataset(files, layout, batchNaming, naming, manifestSchema,
+        String kvSeparator = manifestNames && layout == ReadOptions.Layout.KV ? manifest.kvSeparator() : null;
+        return new ResolvedDataset(files, layout, batchNaming, naming, kvSeparator, manifestSchema,
                 manifestNames ? indexPath : null, indexCommitId, manifest != null);
     }
 
@@ -169,7 +170,7 @@ public final class DatasetResolver {
             }
         }
         if (shards > 0) {
-            traces.add(shards + " shard file(s) named part-<task>-<uuid>.safetensors");
+            traces.add(shards + " shard file(s) named part-<task>-[<shard>-]<uuid>.safetensors");
         }
         if (!traces.isEmpty()) {
             throw Errors.analysis(dir + " is or was a safetensors dataset (" + String.join(", ", traces)

@@ -11,16 +11,20 @@ import java.util.Map;
  *
  * @param files the files to read, in a stable order (the manifest's shard order, else sorted paths)
  * @param layout {@link ReadOptions.Layout#WIDE} or {@link ReadOptions.Layout#KV}, never AUTO
- * @param batchNaming tensors are named {@code <column>/<batch>} (a batch-mode dataset)
+ * @param batchNaming a batch-mode dataset: tensors are named {@code <column>} (a file per batch) or
+ *     {@code <column>/<batch>} (packed)
  * @param namingColumns the dataset's serialized columns, which reverse tensor names to columns
  *     (batch and kv); empty for plain files, where every tensor name is a column
+ * @param kvSeparator kv tensors are {@code <key><kvSeparator><column>}; null: the names of earlier
+ *     versions, and of plain files read as kv ({@code TensorNames.parseKv})
  * @param manifestSchema per-sample dtype and shape of each column, from the manifest; may be empty
  * @param indexPath the tensor index, or null when the dataset has none
  * @param indexCommitId the commit the index must come from (the manifest's {@code commit_id})
  * @param hasManifest whether a {@code dataset_manifest.json} was found
  */
 public record ResolvedDataset(List<DatasetFile> files, ReadOptions.Layout layout, boolean batchNaming,
-                              List<String> namingColumns, Map<String, ColumnSchema> manifestSchema,
+                              List<String> namingColumns, String kvSeparator,
+                              Map<String, ColumnSchema> manifestSchema,
                               String indexPath, String indexCommitId, boolean hasManifest)
         implements Serializable {
     public ResolvedDataset {

@@ -27,7 +27,7 @@ final class RowPlanner {
                               long samples, String source) throws IOException {
         List<RowSpec> rows;
         if (ds.layout() == ReadOptions.Layout.KV) {
-            rows = kvRows(header, ds.namingColumns());
+            rows = kvRows(header, ds.namingColumns(), ds.kvSeparator());
         } else if (ds.batchNaming()) {
             rows = batchRows(header, ds.namingColumns());
         } else {
@@ -64,12 +64,12 @@ final class RowPlanner {
         return out;
     }
 
-    /** kv: tensor name = key (one column) or {@code <key>/<column>}; rows in order of first appearance. */
-    private static List<RowSpec> kvRows(Header header, List<String> columns) throws IOException {
+    /** kv: tensor name {@code <key><separator><column>}; rows in order of first appearance. */
+    private static List<RowSpec> kvRows(Header header, List<String> columns, String separator) throws IOException {
         Map<String, Map<String, TensorRef>> byKey = new LinkedHashMap<>();
         for (TensorInfo t : header.tensors()) {
             String name = t.name();
-            TensorNames.Kv kv = TensorNames.parseKv(name, columns);
+            TensorNames.Kv kv = TensorNames.parseKv(name, columns, separator);
             if (kv == null) {
                 continue; // not a tensor of any serialized column
             }
@@ -84,13 +84,13 @@ final class RowPlanner {
         return rows;
     }
 
-    /** batch: tensor {@code <column>/<batch>}; one row per batch index, in numeric order. */
+    /** batch: tensor {@code <column>} (a file per batch) or {@code <column>/<batch>} (packed); one row per batch, in order. */
     private static List<RowSpec> batchRows(Header header, List<String> columns) throws IOException {
         TreeMap<Long, Map<String, TensorRef>> byBatch = new TreeMap<>();
         for (TensorInfo t : header.tensors()) {
             String name = t.name();
-            TensorNames.Batch parsed = TensorNames.parseBatch(name);
-            if (parsed == null || !columns.contains(parsed.column())) {
+            TensorNames.Batch parsed = TensorNames.parseBatch(name, columns);
+            if (parsed == null) {
                 continue;
             }
             String column = parsed.column();

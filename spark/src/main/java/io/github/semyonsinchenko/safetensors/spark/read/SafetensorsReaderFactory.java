@@ -34,7 +34,7 @@ public final class SafetensorsReaderFactory implements PartitionReaderFactory {
         this.conf = conf;
         // The dataset's file list stays on the driver: each partition carries its own file.
         this.dataset = new ResolvedDataset(List.of(), dataset.layout(), dataset.batchNaming(),
-                dataset.namingColumns(), dataset.manifestSchema(), null, null, dataset.hasManifest());
+                dataset.namingColumns(), dataset.kvSeparator(), dataset.manifestSchema(), null, null, dataset.hasManifest());
         List<String> cols = new ArrayList<>();
         for (StructField f : tableSchema.fields()) {
             if (TensorStruct.is(f.dataType())) {

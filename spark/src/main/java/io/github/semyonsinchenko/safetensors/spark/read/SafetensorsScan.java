@@ -87,7 +87,8 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         if (keys.isEmpty()) {
             return List.of();
         }
-        Path root = new Path(dataset.indexPath()).getParent();
+        Path root = io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout.rootOfIndex(
+                new Path(dataset.indexPath()));
         Set<String> wanted = new HashSet<>();
         Configuration conf = hadoopConf(SparkSession.active());
         try {

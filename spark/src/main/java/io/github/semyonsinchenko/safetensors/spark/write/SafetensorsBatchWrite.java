@@ -127,6 +127,8 @@ final class SafetensorsBatchWrite implements BatchWrite {
                 ColumnSchema first = schema.putIfAbsent(c.name(), s);
                 if (first == null) {
                     schemaSource.put(c.name(), m.partitionId());
+                } else if (options.mode == WriteOptions.Mode.KV && first.dtype().equals(s.dtype())) {
+                    schema.put(c.name(), first.mergeKv(s)); // kv rows may differ in shape
                 } else if (!first.sameAs(s)) {
                     throw new IOException("column '" + c.name() + "' is " + first + " in partition "
                             + schemaSource.get(c.name()) + " but " + s + " in partition " + m.partitionId()
@@ -146,7 +148,10 @@ final class SafetensorsBatchWrite implements BatchWrite {
         if (old != null) {
             checkAppendable(old, schema);
             for (Map.Entry<String, ColumnSchema> e : old.schema().entrySet()) {
-                schema.putIfAbsent(e.getKey(), e.getValue());
+                ColumnSchema now = schema.putIfAbsent(e.getKey(), e.getValue());
+                if (now != null && options.mode == WriteOptions.Mode.KV) {
+                    schema.put(e.getKey(), e.getValue().mergeKv(now));
+                }
             }
             allShards.addAll(old.shards());
         }
@@ -172,14 +177,14 @@ final class SafetensorsBatchWrite implements BatchWrite {
                 commit.publish(new Path(m.stagingDir(), s.file()), s.file());
             }
         }
-        if (writeIndex) {
-            commit.writeIndex(conf, allIndex);
-        }
-        Manifest manifest = new Manifest(options.mode == WriteOptions.Mode.KV ? "kv" : "batch", schema, allShards,
-                options.mode == WriteOptions.Mode.BATCH ? options.batchSize : null,
-                options.mode == WriteOptions.Mode.BATCH ? options.tail.name().toLowerCase(java.util.Locale.ROOT) : null,
-                options.mode == WriteOptions.Mode.KV ? options.nameCol : null,
-                writeIndex ? DatasetLayout.INDEX : null, commit.nextVersion(current), jobId);
+        String indexFile = writeIndex ? commit.writeIndex(conf, allIndex) : null;
+        boolean batch = options.mode == WriteOptions.Mode.BATCH;
+        Manifest manifest = Manifest.of(batch ? "batch" : "kv", schema, allShards,
+                batch ? options.batchSize : null,
+                batch ? options.tail.name().toLowerCase(java.util.Locale.ROOT) : null,
+                batch ? options.packBatches : null,
+                batch ? null : options.nameCol, batch ? null : options.kvSeparator,
+                indexFile, commit.nextVersion(current), jobId);
         commit.commitManifest(manifest, current);
         committed = true;
         cleanUp(fs);

@@ -71,6 +71,8 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
     private final Set<String> taskKeys = new HashSet<>(); // kv fail: every key this task wrote
     private final ColumnSchema[] seen;                    // per-sample dtype/shape of each column
     private boolean dirCreated;
+    private final UUID writerId = UUID.randomUUID(); // one per task writer, as the shard names require
+    private int shardIndex;                          // files this writer has produced
 
     // Batch mode: the slices of the batch being filled, one per column.
     private final MemorySegment[] batchSlices;
@@ -154,7 +156,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         for (int c = 0; c < encoders.length; c++) {
             TensorEncoder e = encoders[c];
             String column = e.spec.name();
-            String name = TensorNames.kv(key, column, encoders.length);
+            String name = TensorNames.kv(key, column, options.kvSeparator);
             MemorySegment slice = buffer.allocate(e.byteSize);
             encode(c, slice, where);
             slots[c] = pending.size();
@@ -184,6 +186,9 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         shardSamples++;
         if (rowsInBatch == options.batchSize) {
             finishBatch(options.batchSize);
+            if (!options.packBatches) {
+                flush(); // one standalone file per batch
+            }
         }
     }
 
@@ -214,7 +219,8 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         for (int c = 0; c < encoders.length; c++) {
             String column = encoders[c].spec.name();
             long[] shape = withBatchDim(rows, seen[c].shape());
-            String name = TensorNames.batch(column, batchInShard);
+            String name = options.packBatches ? TensorNames.packedBatch(column, batchInShard)
+                    : TensorNames.batch(column);
             pending.add(new Pending(name, Dtype.fromName(seen[c].dtype()), shape,
                     batchSlices[c].asSlice(0, rows * sampleBytes[c]), column, column));
         }
@@ -267,6 +273,8 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         ColumnSchema now = new ColumnSchema(e.dtype.name(), e.shape);
         if (seen[c] == null) {
             seen[c] = now;
+        } else if (options.mode == WriteOptions.Mode.KV && seen[c].dtype().equals(now.dtype())) {
+            seen[c] = seen[c].mergeKv(now); // each row is its own tensor: shapes may vary, dtypes may not
         } else if (!seen[c].sameAs(now)) {
             throw WriteErrors.data(e.spec.name(), where, "the tensor is " + now + " but earlier rows of this column "
                     + "are " + seen[c] + "; every row of a column must have the same dtype and shape (give "
@@ -284,7 +292,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
     }
 
     private long headerBytes(String key, int c) {
-        return headerBytes(key + "/" + encoders[c].spec.name(), encoders[c].shape);
+        return headerBytes(TensorNames.kv(key, encoders[c].spec.name(), options.kvSeparator), encoders[c].shape);
     }
 
     private static long headerBytes(String name, long[] shape) {
@@ -297,10 +305,12 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
                 .metadata(Manifest.META_CREATED_BY, Manifest.createdBy())
                 .metadata(Manifest.META_WRITE_MODE, options.mode == WriteOptions.Mode.KV ? "kv" : "batch");
         if (options.mode == WriteOptions.Mode.KV) {
-            writer.metadata(Manifest.META_NAME_COL, options.nameCol);
+            writer.metadata(Manifest.META_NAME_COL, options.nameCol)
+                    .metadata(Manifest.META_KV_SEPARATOR, options.kvSeparator);
         } else {
             writer.metadata(Manifest.META_BATCH_SIZE, Integer.toString(options.batchSize))
-                    .metadata(Manifest.META_TAIL_STRATEGY, options.tail.name().toLowerCase(java.util.Locale.ROOT));
+                    .metadata(Manifest.META_TAIL_STRATEGY, options.tail.name().toLowerCase(java.util.Locale.ROOT))
+                    .metadata(Manifest.META_PACK_BATCHES, Boolean.toString(options.packBatches));
         }
         Map<String, Pending> byName = new LinkedHashMap<>();
         for (Pending p : pending) {
@@ -309,7 +319,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
                 byName.put(p.name(), p);
             }
         }
-        String file = DatasetLayout.shardName(partitionId, UUID.randomUUID());
+        String file = DatasetLayout.shardName(partitionId, shardIndex++, writerId);
         if (!dirCreated) {
             if (localDir != null) {
                 Files.createDirectories(localDir);

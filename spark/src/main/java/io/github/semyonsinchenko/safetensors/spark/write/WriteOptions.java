@@ -10,6 +10,7 @@ import io.github.semyonsinchenko.safetensors.spark.TensorStruct;
 import io.github.semyonsinchenko.safetensors.spark.dataset.AppendRules;
 import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetCommit;
 import io.github.semyonsinchenko.safetensors.spark.dataset.OptionNames;
+import io.github.semyonsinchenko.safetensors.spark.dataset.TensorNames;
 import java.io.Serial;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -47,13 +48,15 @@ final class WriteOptions implements Serializable {
     static final String DUPLICATES_STRATEGY = "duplicatesStrategy";
     static final String GENERATE_INDEX = "generate_index";
     static final String TARGET_SHARD_SIZE_MB = "target_shard_size_mb";
+    static final String KV_SEPARATOR = "kv_separator";
+    static final String PACK_BATCHES = "pack_batches";
 
     /** Every option the write reads ({@code path} is Spark's). */
     static final Set<String> KNOWN = knownOptions();
 
     private static Set<String> knownOptions() {
         Set<String> k = new java.util.HashSet<>(Set.of("path", COLUMNS, DTYPE, SHAPES, BATCH_SIZE, NAME_COL,
-                TAIL_STRATEGY, DUPLICATES_STRATEGY, GENERATE_INDEX, TARGET_SHARD_SIZE_MB));
+                TAIL_STRATEGY, DUPLICATES_STRATEGY, GENERATE_INDEX, TARGET_SHARD_SIZE_MB, KV_SEPARATOR, PACK_BATCHES));
         k.addAll(DatasetCommit.Policy.OPTIONS);
         return Set.copyOf(k);
     }
@@ -79,25 +82,30 @@ final class WriteOptions implements Serializable {
     final List<ColumnSpec> columns;
     final int batchSize;          // batch mode
     final Tail tail;              // batch mode
+    final boolean packBatches;    // batch mode: several batches per file (else one file per batch)
     final String nameCol;         // kv mode
     final int nameOrdinal;        // kv mode
     final Duplicates duplicates;  // kv mode
+    final String kvSeparator;     // kv mode
     final boolean generateIndex;
     final long targetShardBytes;
     final SaveMode saveMode;
     final DatasetCommit.Policy commitPolicy;
 
-    private WriteOptions(String path, Mode mode, List<ColumnSpec> columns, int batchSize, Tail tail, String nameCol,
-                         int nameOrdinal, Duplicates duplicates, boolean generateIndex, long targetShardBytes,
-                         SaveMode saveMode, DatasetCommit.Policy commitPolicy) {
+    private WriteOptions(String path, Mode mode, List<ColumnSpec> columns, int batchSize, Tail tail,
+                         boolean packBatches, String nameCol, int nameOrdinal, Duplicates duplicates,
+                         String kvSeparator, boolean generateIndex, long targetShardBytes, SaveMode saveMode,
+                         DatasetCommit.Policy commitPolicy) {
         this.path = path;
         this.mode = mode;
         this.columns = List.copyOf(columns);
         this.batchSize = batchSize;
         this.tail = tail;
+        this.packBatches = packBatches;
         this.nameCol = nameCol;
         this.nameOrdinal = nameOrdinal;
         this.duplicates = duplicates;
+        this.kvSeparator = kvSeparator;
         this.generateIndex = generateIndex;
         this.targetShardBytes = targetShardBytes;
         this.saveMode = saveMode;
@@ -108,7 +116,8 @@ final class WriteOptions implements Serializable {
     String appendProblem(io.github.semyonsinchenko.safetensors.spark.dataset.Manifest old) {
         boolean batch = mode == Mode.BATCH;
         return AppendRules.layoutProblem(old, batch ? "batch" : "kv", batch ? batchSize : null,
-                batch ? tail.name().toLowerCase(Locale.ROOT) : null, columns.stream().map(ColumnSpec::name).toList());
+                batch ? tail.name().toLowerCase(Locale.ROOT) : null, batch ? null : kvSeparator,
+                columns.stream().map(ColumnSpec::name).toList());
     }
 
     /** Parses and validates everything that can be known before a task runs. */
@@ -151,14 +160,26 @@ final class WriteOptions implements Serializable {
         // --- mode-specific options must not be given to the other mode
         String tailOpt = options.get(TAIL_STRATEGY);
         String dupOpt = options.get(DUPLICATES_STRATEGY);
-        if (mode == Mode.KV && tailOpt != null) {
-            throw analysis("'" + TAIL_STRATEGY + "' applies to batch mode ('" + BATCH_SIZE + "') only, not to '"
-                    + NAME_COL + "'");
+        String packOpt = options.get(PACK_BATCHES);
+        String sepOpt = options.get(KV_SEPARATOR);
+        for (String[] only : new String[][] {{TAIL_STRATEGY, tailOpt}, {PACK_BATCHES, packOpt}}) {
+            if (mode == Mode.KV && only[1] != null) {
+                throw analysis("'" + only[0] + "' applies to batch mode ('" + BATCH_SIZE + "') only, not to '"
+                        + NAME_COL + "'");
+            }
         }
-        if (mode == Mode.BATCH && dupOpt != null) {
-            throw analysis("'" + DUPLICATES_STRATEGY + "' applies to key-value mode ('" + NAME_COL
-                    + "') only, not to '" + BATCH_SIZE + "'");
+        for (String[] only : new String[][] {{DUPLICATES_STRATEGY, dupOpt}, {KV_SEPARATOR, sepOpt}}) {
+            if (mode == Mode.BATCH && only[1] != null) {
+                throw analysis("'" + only[0] + "' applies to key-value mode ('" + NAME_COL
+                        + "') only, not to '" + BATCH_SIZE + "'");
+            }
         }
+        boolean packBatches = switch (packOpt == null ? "false" : packOpt.toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw analysis("'" + PACK_BATCHES + "' is '" + packOpt + "'; allowed: true, false (default)");
+        };
+        String kvSeparator = mode == Mode.KV ? (sepOpt == null ? TensorNames.DEFAULT_KV_SEPARATOR : sepOpt) : null;
         Tail tail = switch (tailOpt == null ? "write" : tailOpt.toLowerCase(Locale.ROOT)) {
             case "write" -> Tail.WRITE;
             case "drop" -> Tail.DROP;
@@ -225,17 +246,11 @@ final class WriteOptions implements Serializable {
         if (names.isEmpty()) {
             throw analysis("nothing to serialize: the DataFrame has no column besides the key column '" + nameCol + "'");
         }
-        if (mode == Mode.KV && names.size() > 1) {
-            // Tensor names are <key>/<column>; the reader strips the column by suffix match.
-            for (String a : names) {
-                for (String b : names) {
-                    if (!a.equals(b) && b.endsWith("/" + a)) {
-                        throw analysis("columns '" + b + "' and '" + a + "': in key-value mode with several columns "
-                                + "tensors are named <key>/<column>, so no column name may end with '/' + another "
-                                + "column's name (the names could not be split back); rename one of them");
-                    }
-                }
-            }
+        // The reader splits tensor names back into columns: they must be unambiguous.
+        String ambiguity = mode == Mode.KV ? TensorNames.kvAmbiguity(names, kvSeparator)
+                : packBatches ? TensorNames.packedAmbiguity(names) : null;
+        if (ambiguity != null) {
+            throw analysis(ambiguity);
         }
 
         // --- shapes
@@ -254,8 +269,8 @@ final class WriteOptions implements Serializable {
         } catch (IllegalArgumentException e) {
             throw analysis(e.getMessage());
         }
-        return new WriteOptions(path, mode, specs, batchSize, tail, nameCol, nameOrdinal, duplicates, generateIndex,
-                shardMb * (1L << 20), saveMode, policy);
+        return new WriteOptions(path, mode, specs, batchSize, tail, packBatches, nameCol, nameOrdinal, duplicates,
+                kvSeparator, generateIndex, shardMb * (1L << 20), saveMode, policy);
     }
 
     private static ColumnSpec columnSpec(StructField field, int ordinal, Dtype dtype, long[] shape)

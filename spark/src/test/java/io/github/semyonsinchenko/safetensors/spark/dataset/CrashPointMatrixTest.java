@@ -245,7 +245,7 @@ class CrashPointMatrixTest {
     private static void leaveCrashedStaging(Path root) throws IOException {
         Path attempt = root.resolve(DatasetLayout.STAGING).resolve("crashed-job").resolve("attempt-00000-0");
         Files.createDirectories(attempt);
-        Path shard = attempt.resolve(DatasetLayout.shardName(0, UUID.randomUUID()));
+        Path shard = attempt.resolve(DatasetLayout.shardName(0, 0, UUID.randomUUID()));
         Files.write(shard, new byte[1024]);
         FileTime old = FileTime.fromMillis(System.currentTimeMillis() - TimeUnit.DAYS.toMillis(2));
         for (Path p : List.of(shard, attempt, attempt.getParent())) {

@@ -76,10 +76,10 @@ class VacuumTest {
         String r = root.toString();
         CrashChild.writeDirect(r, "errorifexists", 1, 6, "1", "1d");
         Set<String> v1 = new TreeSet<>(manifest(root).files());
-        v1.remove(DatasetLayout.INDEX);
+        v1.remove(DatasetLayout.INDEX_FILE);
         CrashChild.writeDirect(r, "overwrite", 2, 8, "1", "1d");
         Set<String> v2 = new TreeSet<>(manifest(root).files());
-        v2.remove(DatasetLayout.INDEX);
+        v2.remove(DatasetLayout.INDEX_FILE);
         Set<String> both = new TreeSet<>(v1);
         both.addAll(v2);
         assertEquals(both, shardsOnDisk(root), "the previous version's shards stay after an overwrite");
@@ -88,7 +88,7 @@ class VacuumTest {
         Manifest v3m = manifest(root);
         assertEquals(3, v3m.version());
         Set<String> v3 = new TreeSet<>(v3m.files());
-        v3.remove(DatasetLayout.INDEX);
+        v3.remove(DatasetLayout.INDEX_FILE);
         Set<String> kept = new TreeSet<>(v2);
         kept.addAll(v3);
         assertEquals(kept, shardsOnDisk(root), "version 1 is superseded twice: its shards are gone");
@@ -96,15 +96,15 @@ class VacuumTest {
         // Leftovers of crashed jobs, a young orphan (a job may still be writing it) and foreign files.
         Path attempt = root.resolve("_staging/dead-job/attempt-00000-0");
         Files.createDirectories(attempt);
-        Path staged = attempt.resolve(DatasetLayout.shardName(0, UUID.randomUUID()));
+        Path staged = attempt.resolve(DatasetLayout.shardName(0, 0, UUID.randomUUID()));
         Files.write(staged, new byte[100]);
         for (Path p : List.of(staged, attempt, attempt.getParent())) {
             age(p);
         }
-        Path oldOrphan = root.resolve(DatasetLayout.shardName(7, UUID.randomUUID()));
+        Path oldOrphan = root.resolve(DatasetLayout.shardName(7, 0, UUID.randomUUID()));
         Files.write(oldOrphan, new byte[200]);
         age(oldOrphan);
-        Path youngOrphan = root.resolve(DatasetLayout.shardName(8, UUID.randomUUID()));
+        Path youngOrphan = root.resolve(DatasetLayout.shardName(8, 0, UUID.randomUUID()));
         Files.write(youngOrphan, new byte[10]);
         Path temp = root.resolve(DatasetLayout.tempName(DatasetLayout.MANIFEST));
         Files.write(temp, new byte[5]);
@@ -125,7 +125,7 @@ class VacuumTest {
         String applied = run(0, r, "--apply", "--retain-versions", "0");
         assertTrue(applied.contains("SUPERSEDED") && applied.contains("HISTORY"), applied);
         Set<String> want = new TreeSet<>(v3);
-        want.addAll(List.of(DatasetLayout.MANIFEST, DatasetLayout.INDEX, "notes.txt", "model.safetensors",
+        want.addAll(List.of(DatasetLayout.MANIFEST, DatasetLayout.INDEX_FILE, "notes.txt", "model.safetensors",
                 youngOrphan.getFileName().toString(), DatasetLayout.HISTORY + "/" + DatasetLayout.historyName(3)));
         assertEquals(want, allFiles(root));
         assertArrayEquals(v3m.toBytes(), manifest(root).toBytes(), "vacuum never touches the committed version");
@@ -134,7 +134,7 @@ class VacuumTest {
     @Test
     void vacuumRefusesAPathWithoutAManifestAndBadArguments() throws Exception {
         Path empty = Files.createDirectories(tmp.resolve("empty"));
-        Files.write(empty.resolve(DatasetLayout.shardName(0, UUID.randomUUID())), new byte[4]);
+        Files.write(empty.resolve(DatasetLayout.shardName(0, 0, UUID.randomUUID())), new byte[4]);
         String out = run(1, empty.toString(), "--apply");
         assertTrue(out.contains("no dataset_manifest.json"), out);
         assertEquals(1, allFiles(empty).size());

@@ -84,9 +84,10 @@ class RoundTripReadTest extends SparkTestBase {
     void batchWritesReadBackAsBatchesAndUnbatchToTheOriginalRows() {
         Dataset<Row> src = source(10).select("image", "label");
         for (String tail : List.of("write", "drop", "pad")) {
-            Path out = tmp.resolve("batch-" + tail);
+          for (boolean pack : List.of(false, true)) { // a file per batch, or packed c/<b> tensors
+            Path out = tmp.resolve("batch-" + tail + "-" + pack);
             src.coalesce(1).write().format("safetensors").option("batch_size", "4").option("tail_strategy", tail)
-                    .save(out.toString());
+                    .option("pack_batches", String.valueOf(pack)).save(out.toString());
             Dataset<Row> batches = read(out);
             assertFalse(batches.schema().apply("image").nullable());
             assertEquals(tail.equals("drop") ? 2 : 3, batches.count(), tail);
@@ -102,6 +103,25 @@ class RoundTripReadTest extends SparkTestBase {
                 assertEquals(List.of(2, 2), r.getList(0));
                 assertEquals(List.of(), r.getList(1));
             });
+          }
         }
+    }
+
+    @Test
+    void kvWithAnotherSeparatorAndRowsOfDifferentShapes() {
+        Path out = tmp.resolve("kv-ragged");
+        Dataset<Row> src = spark.sql("select concat('k', id) as key, sequence(0, cast(id as int)) as v,"
+                + " array(id) as w from range(5)");
+        src.write().format("safetensors").option("name_col", "key").option("kv_separator", "--")
+                .option("dtype", "I32").save(out.toString());
+        Dataset<Row> back = read(out).orderBy("tensor_key");
+        assertEquals(List.of("tensor_key", "v", "w"), List.of(back.schema().fieldNames()));
+        List<Row> rows = back.select(col("tensor_key"), col("v.shape"), col("w.shape")).collectAsList();
+        for (int i = 0; i < 5; i++) {
+            assertEquals("k" + i, rows.get(i).getString(0));
+            assertEquals(List.of(i + 1), rows.get(i).getList(1));
+            assertEquals(List.of(1), rows.get(i).getList(2));
+        }
+        assertEquals(1, read(out).where(col("tensor_key").equalTo("k3")).count());
     }
 }

@@ -67,14 +67,25 @@ class HdfsWriteTest {
     /** Tensor bytes by name of the manifest's shards, read with the core header parser from HDFS streams. */
     private static Map<String, byte[]> tensors(String root) throws Exception {
         Map<String, byte[]> out = new HashMap<>();
+        for (Map.Entry<String, byte[]> e : tensorList(root)) {
+            if (out.put(e.getKey(), e.getValue()) != null) {
+                throw new AssertionError("tensor " + e.getKey() + " in two shards");
+            }
+        }
+        return out;
+    }
+
+    /** (name, bytes) of every tensor, in the manifest's shard order. */
+    private static java.util.List<Map.Entry<String, byte[]>> tensorList(String root) throws Exception {
+        java.util.List<Map.Entry<String, byte[]>> out = new java.util.ArrayList<>();
         for (JsonNode shard : manifest(root).get("shards")) {
-            FileStatus st = fs.getFileStatus(new org.apache.hadoop.fs.Path(root, shard.get("file").asText()));
+            FileStatus st = fs.getFileStatus(new org.apache.hadoop.fs.Path(root, shard.get("shard_path").asText()));
             try (FSDataInputStream in = fs.open(st.getPath())) {
                 Header h = Header.read(in, st.getLen(), st.getPath().toString());
                 for (TensorInfo t : h.tensors()) {
                     byte[] b = new byte[(int) t.byteSize()];
                     in.readFully(h.dataOffset() + t.begin(), b);
-                    out.put(t.name(), b);
+                    out.add(Map.entry(t.name(), b));
                 }
             }
         }
@@ -90,14 +101,14 @@ class HdfsWriteTest {
         assertEquals(8, m.get("total_samples").asLong());
         long total = 0;
         for (JsonNode s : m.get("shards")) {
-            long len = fs.getFileStatus(new org.apache.hadoop.fs.Path(root, s.get("file").asText())).getLen();
+            long len = fs.getFileStatus(new org.apache.hadoop.fs.Path(root, s.get("shard_path").asText())).getLen();
             assertEquals(len, s.get("bytes").asLong());
             total += len;
         }
         assertEquals(total, m.get("total_bytes").asLong());
         Map<String, byte[]> t = tensors(root);
         assertEquals(8, t.size());
-        ByteBuffer k5 = ByteBuffer.wrap(t.get("k5")).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer k5 = ByteBuffer.wrap(t.get("k5__vec")).order(ByteOrder.LITTLE_ENDIAN);
         assertEquals(5.0f, k5.getFloat());
         assertEquals(1.5f, k5.getFloat());
         assertTrue(fs.exists(new org.apache.hadoop.fs.Path(root, DatasetLayout.INDEX)));
@@ -126,9 +137,10 @@ class HdfsWriteTest {
         String root = hdfs.uri() + "/datasets/batch";
         spark.range(0, 10, 1, 1).selectExpr("transform(sequence(0, 3), i -> cast(id * 4 + i as int)) as x")
                 .write().format("safetensors").option("batch_size", "4").save(root);
-        Map<String, byte[]> t = tensors(root);
-        assertEquals(3, t.size());
-        ByteBuffer b = ByteBuffer.wrap(t.get("x/000002")).order(ByteOrder.LITTLE_ENDIAN);
+        // one file per batch, each tensor named after the column
+        java.util.List<Map.Entry<String, byte[]>> t = tensorList(root);
+        assertEquals(java.util.List.of("x", "x", "x"), t.stream().map(Map.Entry::getKey).toList());
+        ByteBuffer b = ByteBuffer.wrap(t.get(2).getValue()).order(ByteOrder.LITTLE_ENDIAN);
         int[] tail = new int[8];
         for (int i = 0; i < 8; i++) {
             tail[i] = b.getInt();

@@ -82,7 +82,7 @@ final class WriteTestSupport {
 
     static List<String> names(JsonNode shardsNode) {
         List<String> out = new ArrayList<>();
-        shardsNode.forEach(n -> out.add(n.get("file").asText()));
+        shardsNode.forEach(n -> out.add(n.has("shard_path") ? n.get("shard_path").asText() : n.get("file").asText()));
         return out;
     }
 }
