@@ -87,8 +87,11 @@ public final class LoaderBench {
             String uri = "s3a://models/ckpt/model.safetensors.index.json";
 
             Map<String, LoaderConfig.Builder> variants = new LinkedHashMap<>();
+            // The defaults split chunks into 64 MiB requests on object stores; the others show why.
             variants.put("chunked", LoaderConfig.builder());
-            variants.put("chunked, 64 MiB requests", LoaderConfig.builder().requestBytes(64 << 20));
+            variants.put("chunked, one request per chunk", LoaderConfig.builder().requestBytes(Integer.MAX_VALUE));
+            variants.put("chunked, 16 MiB requests", LoaderConfig.builder().requestBytes(16 << 20));
+            variants.put("chunked, 32 MiB requests", LoaderConfig.builder().requestBytes(32 << 20));
             variants.put("legacy (per tensor)", LoaderConfig.builder().legacy(true));
             // Untimed warm-up (class loading, JIT, S3A's pools): one chunked load of the first shard.
             try (SafetensorsLoader warmUp = SafetensorsLoader.open(LoaderConfig.builder().hadoopConf(conf)
@@ -98,12 +101,19 @@ public final class LoaderBench {
                 }
             }
             List<Map<String, Object>> runs = new ArrayList<>();
-            System.out.printf(Locale.ROOT, "%-28s %3s %8s %8s %6s %9s %8s%n", "variant", "rep", "GETs", "HEADs",
+            System.out.printf(Locale.ROOT, "%-32s %3s %8s %8s %6s %9s %8s%n", "variant", "rep", "GETs", "HEADs",
                     "LISTs", "seconds", "MB/s");
+            List<Map.Entry<String, LoaderConfig.Builder>> order = new ArrayList<>(variants.entrySet());
             for (int rep = 1; rep <= repeats; rep++) {
-                for (var v : variants.entrySet()) {
+                // Each repeat starts with another variant, so a slow first load (allocation, GC after
+                // the previous repeat, a neighbour's burst) does not always land on the same one.
+                List<Map.Entry<String, LoaderConfig.Builder>> turn = new ArrayList<>(order);
+                java.util.Collections.rotate(turn, -(rep - 1));
+                for (var v : turn) {
                     LoaderConfig config = v.getValue().hadoopConf(conf).metadataCache(new MetadataCache(0)).build();
                     Map<String, Long> before = counters(fs);
+                    double clientCpu0 = cpuSeconds(ProcessHandle.current());
+                    double serverCpu0 = s3.cpuSeconds();
                     long t0 = System.nanoTime();
                     long digest = 0;
                     int count = 0;
@@ -119,6 +129,8 @@ public final class LoaderBench {
                         stats = loader.stats();
                     }
                     double secs = (System.nanoTime() - t0) / 1e9;
+                    double clientCpu = cpuSeconds(ProcessHandle.current()) - clientCpu0;
+                    double serverCpu = s3.cpuSeconds() - serverCpu0;
                     Map<String, Long> after = counters(fs);
                     if (digest != localDigest || count != tensorCount) {
                         throw new IllegalStateException(v.getKey() + ": loaded " + count + " tensors with digest "
@@ -137,9 +149,13 @@ public final class LoaderBench {
                     run.put("seconds", secs);
                     run.put("bytes", stats.dataBytes() + stats.headerBytes());
                     run.put("mb_per_s", stats.dataBytes() / 1e6 / secs);
+                    // Where the time goes: CPU seconds of this JVM (S3A client, copies) and of s3proxy.
+                    run.put("client_cpu_s", clientCpu);
+                    run.put("server_cpu_s", serverCpu);
                     runs.add(run);
-                    System.out.printf(Locale.ROOT, "%-28s %3d %8d %8d %6d %9.2f %8.1f%n", v.getKey(), rep, gets, heads,
-                            lists, secs, stats.dataBytes() / 1e6 / secs);
+                    System.out.printf(Locale.ROOT, "%-32s %3d %8d %8d %6d %9.2f %8.1f  cpu client %.2f s, s3proxy %.2f s%n",
+                            v.getKey(), rep, gets, heads, lists, secs, stats.dataBytes() / 1e6 / secs, clientCpu,
+                            serverCpu);
                 }
             }
             result.put("java_runs", runs);
@@ -238,6 +254,10 @@ public final class LoaderBench {
             }
             left -= n;
         }
+    }
+
+    static double cpuSeconds(ProcessHandle p) {
+        return p.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
     }
 
     static Map<String, Long> counters(FileSystem fs) {

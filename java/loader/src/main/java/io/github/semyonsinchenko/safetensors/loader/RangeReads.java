@@ -17,16 +17,17 @@ import org.apache.hadoop.util.functional.FutureIO;
  * The loader's only way to touch file bytes: open with the listing's {@link FileStatus} (so S3A
  * issues no HEAD) and read one range with {@code readVectored}, which each store implements its
  * own best way (one GET on S3A's classic stream, an asynchronous channel locally, positioned reads
- * on HDFS).
+ * on HDFS). Public so that other byte-range readers (the Spark connector's remote reads) request
+ * bytes the same way.
  */
-final class RangeReads {
+public final class RangeReads {
     /** Hadoop's standard open option: we read ranges, never stream the file sequentially. */
-    static final String READ_POLICY = "fs.option.openfile.read.policy";
+    public static final String READ_POLICY = "fs.option.openfile.read.policy";
 
     private RangeReads() {
     }
 
-    static FSDataInputStream open(FileSystem fs, FileStatus status) throws IOException {
+    public static FSDataInputStream open(FileSystem fs, FileStatus status) throws IOException {
         return FutureIO.awaitFuture(fs.openFile(status.getPath())
                 .withFileStatus(status)
                 .opt(READ_POLICY, "vector, random")
@@ -40,7 +41,7 @@ final class RangeReads {
      *
      * @throws EOFException when fewer bytes arrive than asked for
      */
-    static void readInto(FSDataInputStream in, long offset, MemorySegment dst, String file) throws IOException {
+    public static void readInto(FSDataInputStream in, long offset, MemorySegment dst, String file) throws IOException {
         int length = Math.toIntExact(dst.byteSize());
         if (length == 0) {
             return;

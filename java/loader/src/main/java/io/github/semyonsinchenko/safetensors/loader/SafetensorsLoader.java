@@ -105,7 +105,8 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
             for (CheckpointResolver.Listed l : found) {
                 byPath.put(l.path(), l);
             }
-            ChunkPlan plan = ChunkPlan.of(files, config.chunkBytes(), config.requestBytes(), config.legacy());
+            ChunkPlan plan = ChunkPlan.of(files, config.chunkBytes(), config.requestBytesFor(byPath.keySet()),
+                    config.legacy());
             return new SafetensorsLoader(config, files, plan, byPath, executor, stats);
         } catch (IOException | RuntimeException | Error e) {
             executor.shutdownNow();

@@ -376,7 +376,15 @@ class LocalLoadTest {
         assertEquals(8, c.workerThreads());
         LoaderConfig d = LoaderConfig.builder().build();
         assertEquals(2_000_000_000L, d.chunkBytes());
-        assertEquals(Integer.MAX_VALUE, d.requestBytes());
+        assertEquals(0, d.requestBytes());
+        // 0: sub-range requests on object stores, one request per chunk elsewhere
+        assertEquals(LoaderConfig.OBJECT_STORE_REQUEST_BYTES,
+                d.requestBytesFor(List.of("hdfs://nn/a.safetensors", "s3a://bucket/m/b.safetensors")));
+        assertEquals(LoaderConfig.OBJECT_STORE_REQUEST_BYTES, d.requestBytesFor(List.of("GS://bucket/b.safetensors")));
+        assertEquals(Integer.MAX_VALUE, d.requestBytesFor(List.of("hdfs://nn/a.safetensors", "file:/tmp/my dir/b",
+                "/tmp/c.safetensors")));
+        assertEquals(1000, LoaderConfig.builder().requestBytes(1000).build()
+                .requestBytesFor(List.of("s3a://bucket/b.safetensors")));
         assertNull(d.convertTo());
         assertNotNull(d.hadoopConf());
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,

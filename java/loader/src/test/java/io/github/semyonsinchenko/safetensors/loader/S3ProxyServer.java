@@ -82,6 +82,11 @@ public final class S3ProxyServer implements AutoCloseable {
         }
     }
 
+    /** CPU seconds the s3proxy process has used so far (for benchmarks: where the time goes). */
+    public double cpuSeconds() {
+        return process.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
+    }
+
     public int port() {
         return port;
     }

@@ -92,6 +92,8 @@ final class SafetensorsPartitionReader implements PartitionReader<InternalRow> {
             rows = kept;
             if (rows.isEmpty()) {
                 closeSource(); // nothing to read from this file
+            } else if (needData) {
+                source.expect(dataCells(kept), options.coalesceGapBytes(), options.maxReadBytes());
             }
         } catch (IOException | RuntimeException e) {
             closeSource();
@@ -110,6 +112,29 @@ final class SafetensorsPartitionReader implements PartitionReader<InternalRow> {
             }
             throw named(e);
         }
+    }
+
+    /** The cells whose bytes {@link #build} will read, row by row: what the remote source plans its reads from. */
+    private List<TensorRef> dataCells(List<RowSpec> kept) {
+        List<TensorRef> cells = new ArrayList<>();
+        for (RowSpec r : kept) {
+            for (Slot s : slots) {
+                TensorRef cell = s.key() ? null : r.cell(s.column());
+                if (cell != null && wantsData(s)) {
+                    cells.add(cell);
+                }
+            }
+        }
+        return cells;
+    }
+
+    private static boolean wantsData(Slot s) {
+        for (int p : s.parts()) {
+            if (p == DATA) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The file is gone (deleted after the listing), as opposed to present but unreadable. */

@@ -4,18 +4,23 @@ import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.format.HeaderFraming;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
+import io.github.semyonsinchenko.safetensors.loader.RangeReads;
+import io.github.semyonsinchenko.safetensors.loader.ReadCoalescing;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
+import org.apache.hadoop.util.functional.FutureIO;
 
 /**
  * Where a partition reader gets a file's header and tensor bytes from. Three kinds:
@@ -24,9 +29,9 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
  *       a tensor is copied once, from the mapping into the {@code byte[]} Spark keeps;</li>
  *   <li>a local file whose tensor bytes are not needed (count, shape/dtype-only projections): only
  *       the 8 + N header bytes are read, nothing is mapped;</li>
- *   <li>any other Hadoop {@link FileSystem}: the header with two positioned reads, then each needed
- *       byte range with one positioned {@code readFully} straight into the value's array. The file
- *       is never read whole.</li>
+ *   <li>any other Hadoop {@link FileSystem}: the header with two positioned reads, then the needed
+ *       byte ranges, coalesced into few ranged requests by {@link CoalescedFetcher} once the partition
+ *       reader has said which it needs ({@link #expect}). The file is never read whole.</li>
  * </ul>
  */
 abstract class TensorSource implements Closeable {
@@ -40,6 +45,12 @@ abstract class TensorSource implements Closeable {
      * into a new array.
      */
     abstract byte[] read(TensorInfo info, long offset, long length) throws IOException;
+
+    /**
+     * Says which cells {@link #read} will be asked for, before the first read, so a remote source can
+     * fetch them in few requests; local sources need no plan.
+     */
+    void expect(List<TensorRef> cells, long maxGapBytes, long maxReadBytes) {}
 
     static TensorSource open(DatasetFile file, Configuration conf, boolean needData, boolean mmap) throws IOException {
         Path path = new Path(file.path());
@@ -144,15 +155,20 @@ abstract class TensorSource implements Closeable {
         public void close() {}
     }
 
-    /** Any Hadoop FileSystem: header and byte ranges by positioned reads. */
+    /** Any Hadoop FileSystem: header by positioned reads, tensor bytes by coalesced ranged requests. */
     static final class Ranged extends TensorSource {
         private final FSDataInputStream in;
         private final Header header;
         private final String source;
+        private CoalescedFetcher fetcher; // until expect(): every range a request of its own
 
         Ranged(FileSystem fs, Path path, long length) throws IOException {
             this.source = path.toString();
-            FSDataInputStream s = fs.open(path);
+            // The listed length spares S3A a HEAD; we read ranges, never the file sequentially.
+            FSDataInputStream s = FutureIO.awaitFuture(fs.openFile(path)
+                    .opt(RangeReads.READ_POLICY, "random, vector")
+                    .optLong("fs.option.openfile.length", length)
+                    .build());
             boolean ok = false;
             try {
                 this.header = readHeader(s, length, source);
@@ -163,6 +179,7 @@ abstract class TensorSource implements Closeable {
                 }
             }
             this.in = s;
+            this.fetcher = new CoalescedFetcher(s, source, List.of(), 0, 0);
         }
 
         @Override
@@ -171,13 +188,18 @@ abstract class TensorSource implements Closeable {
         }
 
         @Override
+        void expect(List<TensorRef> cells, long maxGapBytes, long maxReadBytes) {
+            List<ReadCoalescing.Range> wanted = new ArrayList<>(cells.size());
+            for (TensorRef c : cells) {
+                wanted.add(new ReadCoalescing.Range(header.dataOffset() + c.info().begin() + c.offset(), c.length()));
+            }
+            fetcher = new CoalescedFetcher(in, source, wanted, maxGapBytes, maxReadBytes);
+        }
+
+        @Override
         byte[] read(TensorInfo info, long offset, long length) throws IOException {
             checkValueSize(source, info, length);
-            byte[] out = new byte[(int) length];
-            if (length > 0) {
-                in.readFully(header.dataOffset() + info.begin() + offset, out, 0, (int) length);
-            }
-            return out;
+            return fetcher.read(header.dataOffset() + info.begin() + offset, (int) length);
         }
 
         @Override

@@ -12,17 +12,20 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
 
 /**
  * The local file system under the scheme {@code countfs}, so the connector treats it as remote
- * (positioned range reads, no mmap), and counting which files are opened and how many bytes are
- * read from {@code .safetensors} files.
+ * (positioned range reads, no mmap), and counting which files are opened, how many bytes are read
+ * from {@code .safetensors} files and in how many positioned requests ({@code readFully} calls,
+ * which is what each ranged read of the connector becomes on this file system).
  */
 public class CountingFileSystem extends RawLocalFileSystem {
     public static final String SCHEME = "countfs";
     static final Map<String, AtomicLong> OPENS = new ConcurrentHashMap<>();
     static final AtomicLong TENSOR_FILE_BYTES = new AtomicLong();
+    static final AtomicLong TENSOR_FILE_REQUESTS = new AtomicLong();
 
     static void reset() {
         OPENS.clear();
         TENSOR_FILE_BYTES.set(0);
+        TENSOR_FILE_REQUESTS.set(0);
     }
 
     /** Opens of files whose name ends with .safetensors. */
@@ -101,6 +104,14 @@ public class CountingFileSystem extends RawLocalFileSystem {
         @Override
         public int read(long position, byte[] buffer, int offset, int length) throws IOException {
             return add(in.read(position, buffer, offset, length));
+        }
+
+        @Override
+        public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+            if (count) {
+                TENSOR_FILE_REQUESTS.incrementAndGet();
+            }
+            super.readFully(position, buffer, offset, length); // through read(position, ...): bytes counted
         }
 
         @Override
