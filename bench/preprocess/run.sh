@@ -5,7 +5,8 @@
 # headwater's preprocessor runs on the same files in the same run when HEADWATER_PREPROCESS names its
 # built binary (cargo build --release --bin preprocess); otherwise the result says it was not run.
 # Writes bench/results/preprocess.md. The load average before and after is recorded: on a shared
-# machine the numbers are only comparable within one run.
+# machine the numbers are only comparable within one run. BENCH_JAVA_OPTS adds JVM options to our run
+# (e.g. -XX:StartFlightRecording=filename=ours.jfr for a profile).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 cd "$ST_ROOT"
@@ -38,7 +39,7 @@ measure() { # name, then the command; sets seconds and rss_mb
 }
 
 echo "==> ours: scripts/preprocess.sh --embedder none --master local[2] (-Xmx$heap)" >&2
-measure ours env PREPROCESS_JAVA_OPTS="-Xmx$heap" scripts/preprocess.sh --data-dir "$work/ours" --dataset bench \
+measure ours env PREPROCESS_JAVA_OPTS="-Xmx$heap ${BENCH_JAVA_OPTS:-}" scripts/preprocess.sh --data-dir "$work/ours" --dataset bench \
   --embedder none --master 'local[2]'
 ours_s=$seconds
 ours_mb=$rss_mb
@@ -53,6 +54,13 @@ if [ -n "${HEADWATER_PREPROCESS:-}" ]; then
   hw_line=$(printf '| headwater preprocess --skip-embeddings | %s | %.0f | %s |' "$seconds" \
     "$(echo "$total_rows / $seconds" | bc -l)" "$rss_mb")
   ratio=$(echo "$seconds / $ours_s" | bc -l)
+  echo "==> comparing the two outputs file by file (bench/preprocess/compare.py)" >&2
+  if python3 bench/preprocess/compare.py "$work/headwater/processed/bench" "$work/ours/processed/bench" \
+      > "$work/compare.txt" 2>&1; then
+    equivalence="every file equal (graph.bin's outgoing lists as multisets, headwater's Q9)"
+  else
+    equivalence="DIFFERENCES, see below"
+  fi
 fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -70,7 +78,13 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "$hw_line"
   echo
   if [ -n "${ratio:-}" ]; then
-    printf 'Speed relative to headwater in the same run: %.2fx.\n\n' "$ratio"
+    printf 'Speed relative to headwater in the same run: %.2fx (headwater wall time / ours).\n\n' "$ratio"
+    echo "Equivalence on this input (ours against headwater's output): $equivalence."
+    echo
+    echo '```'
+    cat "$work/compare.txt"
+    echo '```'
+    echo
   fi
   echo "Load average (1/5/15 min) before: $load_before; after: $load_after. The machine is shared with other"
   echo "jobs; wall times include Spark's start (several seconds) and are only comparable within one run."

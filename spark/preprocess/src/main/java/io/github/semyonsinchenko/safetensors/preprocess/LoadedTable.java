@@ -22,13 +22,13 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Stage 1, one input table: its normalized Dataset and where it sits in the global row and column
- * order. The Dataset has {@code __row} (position in the Parquet file, or in the files of a
+ * order. {@code raw} is the Parquet data as read (task queries run on it); {@code df} has {@code __row} (position in the Parquet file, or in the files of a
  * directory sorted by path) and, per schema column {@code j}: {@code v<j>} (source non-null),
  * {@code c<j>} (the cast value), {@code k<j>} (an FK cast to i64); plus {@code __pk} and
  * {@code __tc} (the temporal column in µs) when the Parquet data has them.
  */
-record LoadedTable(int index, InputSchema.Table schema, Dataset<Row> df, long rows, long rowStart, int colStart,
-        boolean[] present, boolean hasPk, boolean hasTemporal) {
+record LoadedTable(int index, InputSchema.Table schema, Dataset<Row> raw, Dataset<Row> df, long rows, long rowStart,
+        int colStart, boolean[] present, boolean hasPk, boolean hasTemporal) {
 
     /** Every table of the schema, in schema order. */
     static List<LoadedTable> loadAll(BuildContext ctx) {
@@ -113,7 +113,7 @@ record LoadedTable(int index, InputSchema.Table schema, Dataset<Row> df, long ro
         ctx.info(String.format(Locale.ROOT, "%s: %d rows, %d columns (rows [%d, %d), columns [%d, %d)), %d file(s)",
                 t.name(), rows, t.columns().size(), rowStart, rowStart + rows, colStart,
                 colStart + t.columns().size(), sortedFiles.size()));
-        return new LoadedTable(ti, t, df, rows, rowStart, colStart, present, hasPk, hasTemporal);
+        return new LoadedTable(ti, t, raw, df, rows, rowStart, colStart, present, hasPk, hasTemporal);
     }
 
     /** Numerical and timestamp columns present in the Parquet data. */

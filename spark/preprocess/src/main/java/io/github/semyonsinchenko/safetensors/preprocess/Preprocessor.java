@@ -131,7 +131,7 @@ public final class Preprocessor {
                 + " task queries");
         List<LoadedTable> tables = LoadedTable.loadAll(ctx);
         for (InputSchema.Task task : schema.tasks()) {
-            TaskQueries.analyze(ctx, task); // a query Spark SQL cannot run fails before any heavy stage
+            TaskQueries.analyze(ctx, tables, task); // a query Spark SQL cannot run fails before any heavy stage
         }
         stage(ctx, 2, "text vocabulary");
         TextVocabulary text = TextVocabulary.build(ctx, tables);

@@ -22,12 +22,11 @@ final class TaskQueries {
      * The task's query as a Dataset over the raw Parquet tables (registered as temporary views
      * while analyzing); a query Spark SQL cannot analyze fails here, naming the task.
      */
-    static Dataset<Row> analyze(BuildContext ctx, InputSchema.Task task) {
+    static Dataset<Row> analyze(BuildContext ctx, List<LoadedTable> tables, InputSchema.Task task) {
         String where = "task '" + task.name() + "'";
         List<String> names = ctx.schema.tables().stream().map(InputSchema.Table::name).toList();
-        for (InputSchema.Table t : ctx.schema.tables()) {
-            ctx.spark.read().parquet(ctx.rawDir.resolve(t.name() + ".parquet").toString())
-                    .createOrReplaceTempView(t.name());
+        for (LoadedTable t : tables) {
+            t.raw().createOrReplaceTempView(t.schema().name());
         }
         String query = rewrite(task.query(), names);
         try {

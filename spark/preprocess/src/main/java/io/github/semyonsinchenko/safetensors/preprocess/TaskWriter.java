@@ -54,7 +54,7 @@ final class TaskWriter {
             throw new PreprocessException(where + ": anchor table '" + task.anchorTable() + "' has no primary key"
                     + " column in its Parquet data, so seeds cannot be resolved");
         }
-        Dataset<Row> result = TaskQueries.analyze(ctx, task);
+        Dataset<Row> result = TaskQueries.analyze(ctx, tables, task);
         StructType rs = result.schema();
         for (String c : new String[] {task.anchorKey(), task.targetColumn(), task.observationTimeColumn()}) {
             if (c != null && !SparkColumns.hasField(rs, c)) {

@@ -53,8 +53,9 @@ record TextVocabulary(Dataset<Row> lookup, JavaRDD<String> ordered, long size) {
         } else {
             Dataset<Row> firsts = ctx.persist(cells.groupBy("key").agg(min(struct(col("ci"), col(ROW))).as("first")));
             long distinct = firsts.count();
-            JavaRDD<String> orderedKeys = firsts.repartitionByRange(ctx.partitions(distinct), col("first"))
-                    .sortWithinPartitions("first").select("key").javaRDD().map(r -> r.getString(0));
+            // Cached: zipWithIndex, the lookup's count and the embedder each walk it; a recompute re-sorts.
+            JavaRDD<String> orderedKeys = ctx.persist(firsts.repartitionByRange(ctx.partitions(distinct), col("first"))
+                    .sortWithinPartitions("first").select("key").javaRDD().map(r -> r.getString(0)));
             JavaRDD<Row> indexed = orderedKeys.zipWithIndex().map(p -> RowFactory.create(p._1(), p._2()));
             Dataset<Row> lookup = ctx.persist(ctx.spark.createDataFrame(indexed, vocabSchema));
             vocab = new TextVocabulary(lookup, orderedKeys, lookup.count());
