@@ -4,6 +4,7 @@
 #   bench/preprocess/run.sh [rows]
 # headwater's preprocessor runs on the same files in the same run when HEADWATER_PREPROCESS names its
 # built binary (cargo build --release --bin preprocess); otherwise the result says it was not run.
+# HEADWATER_WAIT_SECONDS waits that long for the binary to appear (a build still running), untimed.
 # Writes bench/results/preprocess.md. The load average before and after is recorded: on a shared
 # machine the numbers are only comparable within one run. BENCH_JAVA_OPTS adds JVM options to our run
 # (e.g. -XX:StartFlightRecording=filename=ours.jfr for a profile).
@@ -49,6 +50,16 @@ if [ -n "${HEADWATER_PREPROCESS:-}" ]; then
   mkdir -p "$work/headwater"
   ln -s "$work/ours/raw" "$work/headwater/raw"
   ln -s "$work/ours/metadata" "$work/headwater/metadata"
+  # HEADWATER_WAIT_SECONDS: the binary may still be building; wait for it (not timed).
+  waited=0
+  while [ ! -x "$HEADWATER_PREPROCESS" ] && [ "$waited" -lt "${HEADWATER_WAIT_SECONDS:-0}" ]; do
+    sleep 10
+    waited=$((waited + 10))
+  done
+  if [ ! -x "$HEADWATER_PREPROCESS" ]; then
+    echo "error: HEADWATER_PREPROCESS=$HEADWATER_PREPROCESS is not an executable file" >&2
+    exit 1
+  fi
   echo "==> headwater: $HEADWATER_PREPROCESS --skip-embeddings" >&2
   measure headwater "$HEADWATER_PREPROCESS" --data-dir "$work/headwater" --dataset bench --skip-embeddings
   hw_line=$(printf '| headwater preprocess --skip-embeddings | %s | %.0f | %s |' "$seconds" \
