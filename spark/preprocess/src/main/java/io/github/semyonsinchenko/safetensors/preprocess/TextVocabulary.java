@@ -3,9 +3,7 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 import static io.github.semyonsinchenko.safetensors.preprocess.BuildContext.ROW;
 import static org.apache.spark.sql.functions.call_function;
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.min;
-import static org.apache.spark.sql.functions.struct;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import java.util.List;
@@ -39,8 +37,11 @@ record TextVocabulary(Dataset<Row> lookup, JavaRDD<String> ordered, long size) {
                 if (t.schema().columns().get(j).stype() != SemanticType.TEXT || !t.present()[j]) {
                     continue;
                 }
-                Dataset<Row> c = t.df().where(col("c" + j).isNotNull()).select(lit(t.colStart() + j).as("ci"),
-                        col(ROW), call_function(UTF8_CUT, col("c" + j)).as("key"));
+                // (global column, row) packed into one long, high bits the column: its order is
+                // column-then-row, and min() over a long stays a hash aggregation (a struct would sort).
+                long column = (long) (t.colStart() + j) << 32;
+                Dataset<Row> c = t.df().where(col("c" + j).isNotNull()).select(col(ROW).plus(column).as("at"),
+                        call_function(UTF8_CUT, col("c" + j)).as("key"));
                 cells = cells == null ? c : cells.unionAll(c);
             }
         }
@@ -51,7 +52,7 @@ record TextVocabulary(Dataset<Row> lookup, JavaRDD<String> ordered, long size) {
         if (cells == null) {
             vocab = new TextVocabulary(ctx.spark.createDataFrame(List.of(), vocabSchema), null, 0);
         } else {
-            Dataset<Row> firsts = ctx.persist(cells.groupBy("key").agg(min(struct(col("ci"), col(ROW))).as("first")));
+            Dataset<Row> firsts = ctx.persist(cells.groupBy("key").agg(min(col("at")).as("first")));
             long distinct = firsts.count();
             // Cached: zipWithIndex, the lookup's count and the embedder each walk it; a recompute re-sorts.
             JavaRDD<String> orderedKeys = ctx.persist(firsts.repartitionByRange(ctx.partitions(distinct), col("first"))
@@ -75,7 +76,8 @@ record TextVocabulary(Dataset<Row> lookup, JavaRDD<String> ordered, long size) {
         Dataset<Row> df = t.df();
         for (int j = 0; j < t.schema().columns().size(); j++) {
             if (t.schema().columns().get(j).stype() == SemanticType.TEXT && t.present()[j]) {
-                Dataset<Row> v = lookup.select(col("key").as("tk" + j), col("idx").as("t" + j));
+                // A shuffled hash join: sorting every row of the table by a string key cost more than the rest.
+                Dataset<Row> v = lookup.select(col("key").as("tk" + j), col("idx").as("t" + j)).hint("shuffle_hash");
                 df = df.join(v, col("c" + j).equalTo(col("tk" + j)), "left");
             }
         }
