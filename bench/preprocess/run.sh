@@ -7,7 +7,8 @@
 # HEADWATER_WAIT_SECONDS waits that long for the binary to appear (a build still running), untimed.
 # Writes bench/results/preprocess.md. The load average before and after is recorded: on a shared
 # machine the numbers are only comparable within one run. BENCH_JAVA_OPTS adds JVM options to our run
-# (e.g. -XX:StartFlightRecording=filename=ours.jfr for a profile).
+# (e.g. -XX:StartFlightRecording=filename=ours.jfr for a profile). BENCH_REUSE_INPUT=1 keeps the input
+# an earlier run generated in BENCH_DIR (same row count) instead of generating it again.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 cd "$ST_ROOT"
@@ -15,20 +16,26 @@ rows=${1:-5000000}
 work=${BENCH_DIR:-$ST_ROOT/build/bench-preprocess}
 heap=${BENCH_HEAP:-4g}
 result=bench/results/preprocess.md
-rm -rf "$work"
-mkdir -p "$work"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
-echo "==> generating about $rows rows into $work" >&2
-PREPROCESS_JAVA_OPTS="-Xmx$heap" scripts/preprocess.sh generate --data-dir "$work/ours" --dataset bench \
-  --rows "$rows" --files 1 --master 'local[2]' 2> "$work/generate.log"
-# headwater opens raw/X/<table>.parquet as one file: move each table's single part out of Spark's directory.
-for d in "$work"/ours/raw/bench/*.parquet; do
-  part=$(ls "$d"/part-*.parquet | head -n 1)
-  mv "$part" "$d.single"
-  rm -rf "$d"
-  mv "$d.single" "$d"
-done
+if [ "${BENCH_REUSE_INPUT:-0}" = 1 ] && [ -f "$work/generate.log" ]; then
+  # The generator is deterministic: an earlier run's input of the same size is the same input.
+  echo "==> reusing the input in $work" >&2
+  rm -rf "$work/ours/processed" "$work/headwater"
+else
+  rm -rf "$work"
+  mkdir -p "$work"
+  echo "==> generating about $rows rows into $work" >&2
+  PREPROCESS_JAVA_OPTS="-Xmx$heap" scripts/preprocess.sh generate --data-dir "$work/ours" --dataset bench \
+    --rows "$rows" --files 1 --master 'local[2]' 2> "$work/generate.log"
+  # headwater opens raw/X/<table>.parquet as one file: move each table's single part out of Spark's directory.
+  for d in "$work"/ours/raw/bench/*.parquet; do
+    part=$(ls "$d"/part-*.parquet | head -n 1)
+    mv "$part" "$d.single"
+    rm -rf "$d"
+    mv "$d.single" "$d"
+  done
+fi
 total_rows=$(sed -n 's/.*(\([0-9]*\) rows).*/\1/p' "$work/generate.log" | tail -n 1)
 
 measure() { # name, then the command; sets seconds and rss_mb
