@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # PySpark interop suite: the Spark connector's shaded jar under PySpark 4.2.0, checked with the
-# Hugging Face safetensors library, numpy and ml_dtypes (pytest, via uv).
-# Needs spark/target/safetensors-spark_2.13-<version>-all.jar: 'mvn -B -ntp -DskipTests package'.
+# Hugging Face safetensors library, numpy and ml_dtypes (pytest, via uv); and the preprocessor's
+# shaded jar run by the wheel's bin/spark-submit (test_preprocess_submit.py).
+# Needs spark/target/safetensors-spark_2.13-<version>-all.jar, spark/preprocess/target/*-all.jar and
+# java/cli/target/safetensors-cli.jar: 'mvn -B -ntp -DskipTests package'.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 cd "$ST_ROOT/tests/pyspark_interop"

@@ -11,6 +11,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -27,6 +30,22 @@ final class Parts {
 
     static Path partFile(Path dir, int section, int partition) {
         return dir.resolve(String.format(Locale.ROOT, "s%03d-p%06d", section, partition));
+    }
+
+    /** The infos sorted by partition, the order parts are concatenated in. */
+    static List<Info> inOrder(List<Info> infos) {
+        List<Info> s = new ArrayList<>(infos);
+        s.sort(Comparator.comparingInt(Info::partition));
+        return s;
+    }
+
+    /** An assembled file must have exactly the size the format gives it. */
+    static void checkSize(Path file, long expected) throws IOException {
+        long actual = Files.size(file);
+        if (actual != expected) {
+            throw new IllegalStateException(String.format(Locale.ROOT, "%s: wrote %d bytes, the format needs %d", file,
+                    actual, expected));
+        }
     }
 
     /**

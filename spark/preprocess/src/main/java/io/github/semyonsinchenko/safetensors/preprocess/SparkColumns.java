@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.call_function;
 import static org.apache.spark.sql.functions.lit;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
+import java.util.Arrays;
 import java.util.Locale;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.types.BooleanType;
@@ -19,6 +20,7 @@ import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
 
@@ -29,6 +31,10 @@ import org.apache.spark.sql.types.TimestampType;
  */
 final class SparkColumns {
     private SparkColumns() {}
+
+    static boolean hasField(StructType s, String name) {
+        return Arrays.asList(s.fieldNames()).contains(name);
+    }
 
     static boolean isIntegral(DataType t) {
         return t instanceof ByteType || t instanceof ShortType || t instanceof IntegerType || t instanceof LongType;

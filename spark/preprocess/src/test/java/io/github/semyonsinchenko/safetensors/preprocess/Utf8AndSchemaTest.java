@@ -65,7 +65,7 @@ class Utf8AndSchemaTest {
     @Test
     void queryRewriteQuotesTableNames() {
         assertEquals("SELECT * FROM \"postHistory\" h JOIN \"posts\" p",
-                Preprocessor.rewriteQuery("SELECT * FROM 'postHistory.parquet' h JOIN 'posts.parquet' p",
+                TaskQueries.rewrite("SELECT * FROM 'postHistory.parquet' h JOIN 'posts.parquet' p",
                         List.of("posts", "postHistory")));
     }
 }

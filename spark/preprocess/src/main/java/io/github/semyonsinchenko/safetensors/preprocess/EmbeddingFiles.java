@@ -1,0 +1,88 @@
+package io.github.semyonsinchenko.safetensors.preprocess;
+
+import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.api.java.function.Function2;
+
+/**
+ * Stage 4, the three embedding files: column and categorical strings (few) are embedded on the
+ * driver; text strings by the executors, partition by partition in vocabulary order.
+ */
+final class EmbeddingFiles {
+    private EmbeddingFiles() {}
+
+    static void write(BuildContext ctx, List<LoadedTable> tables, CategoricalVocabulary categorical,
+            TextVocabulary text) throws IOException {
+        List<String> columnStrings = new ArrayList<>();
+        for (LoadedTable t : tables) {
+            for (InputSchema.Column c : t.schema().columns()) {
+                columnStrings.add(c.description() != null ? c.name() + " of " + t.schema().name() + ": " + c.description()
+                        : c.name() + " of " + t.schema().name());
+            }
+        }
+        embedOnDriver(ctx, columnStrings, ctx.work.resolve(DatabaseLayout.COLUMN_EMBEDDINGS_FILE));
+        embedOnDriver(ctx, categorical.strings(), ctx.work.resolve(DatabaseLayout.CATEGORICAL_EMBEDDINGS_FILE));
+        Path textFile = ctx.work.resolve(DatabaseLayout.TEXT_EMBEDDINGS_FILE);
+        if (text.ordered() == null || ctx.options.embedder().kind() == EmbedderSpec.Kind.NONE) {
+            try (Parts.Assembler a = new Parts.Assembler(textFile)) {
+                a.zeros(text.size() * DatabaseLayout.EMBEDDING_ROW_BYTES);
+            }
+            return;
+        }
+        Path dir = ctx.parts.resolve("text-embeddings");
+        List<Parts.Info> infos = text.ordered().mapPartitionsWithIndex(
+                new EmbedPartition(ctx.options.embedder(), dir.toString()), true).collect();
+        try (Parts.Assembler a = new Parts.Assembler(textFile)) {
+            for (Parts.Info info : Parts.inOrder(infos)) {
+                a.appendBytes(Parts.partFile(dir, 0, info.partition()));
+            }
+        }
+        ctx.info(String.format(Locale.ROOT, "embedded %d text strings in %d partitions", text.size(), infos.size()));
+    }
+
+    private static void embedOnDriver(BuildContext ctx, List<String> strings, Path file) throws IOException {
+        short[] rows = new short[strings.size() * Embedder.DIM];
+        try (Embedder e = ctx.options.embedder().create()) {
+            e.embed(strings, rows, 0);
+        }
+        byte[] bytes = new byte[rows.length * 2];
+        for (int i = 0; i < rows.length; i++) {
+            bytes[2 * i] = (byte) rows[i];
+            bytes[2 * i + 1] = (byte) (rows[i] >>> 8);
+        }
+        Files.write(file, bytes);
+    }
+
+    /** Embeds a partition of vocabulary strings, in order, into one part of F16 rows. */
+    private record EmbedPartition(EmbedderSpec spec, String dir)
+            implements Function2<Integer, Iterator<String>, Iterator<Parts.Info>> {
+        @Override
+        public Iterator<Parts.Info> call(Integer partition, Iterator<String> strings) throws IOException {
+            int chunk = spec.batchSize() * 8;
+            List<String> batch = new ArrayList<>(chunk);
+            short[] rows = new short[chunk * Embedder.DIM];
+            long n = 0;
+            try (Embedder e = spec.create(); Parts.Out out = new Parts.Out(dir, partition, 1)) {
+                Parts.Section s = out.section(0);
+                while (strings.hasNext()) {
+                    batch.add(strings.next());
+                    if (batch.size() == chunk || !strings.hasNext()) {
+                        e.embed(batch, rows, 0);
+                        for (int i = 0; i < batch.size() * Embedder.DIM; i++) {
+                            s.u16(rows[i]);
+                        }
+                        n += batch.size();
+                        batch.clear();
+                    }
+                }
+                return List.of(out.commit(n)).iterator();
+            }
+        }
+    }
+}
