@@ -6,7 +6,7 @@
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 cd "$ST_ROOT"
-mvn -B -ntp -q -pl native,java/core,spark package -DskipTests -Dctest.skip.tests=true
+mvn -B -ntp -q -pl spark -am package -DskipTests -Dctest.skip.tests=true
 jar="$(ls "$ST_ROOT"/spark/target/safetensors-spark_2.13-*-all.jar | head -n 1)"
 mkdir -p "$ST_ROOT/build/bench-spark-functions"
 cd "$ST_ROOT/bench/spark-functions"

@@ -7,7 +7,7 @@ cd "$ST_ROOT"
 gib="${1:-1}"
 repeats="${2:-5}"
 
-mvn -B -ntp -q -pl native,java/core,spark package -DskipTests \
+mvn -B -ntp -q -pl spark -am package -DskipTests \
   dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$ST_ROOT/build/bench-spark-read.cp"
 cp="$(cat "$ST_ROOT/build/bench-spark-read.cp")"
 jar="$(ls "$ST_ROOT"/spark/target/safetensors-spark_2.13-*-all.jar | head -n 1)"

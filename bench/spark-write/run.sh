@@ -13,7 +13,7 @@ repeats="${2:-5}"
 work="$ST_ROOT/build/bench-spark-write"
 mkdir -p "$work"
 
-mvn -B -ntp -q -pl native,java/core,spark/hdfs-testkit,spark package -DskipTests -Dctest.skip.tests=true \
+mvn -B -ntp -q -pl spark -am package -DskipTests -Dctest.skip.tests=true \
   dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$work/classpath"
 jar="$(ls "$ST_ROOT"/spark/target/safetensors-spark_2.13-*-all.jar | head -n 1)"
 
