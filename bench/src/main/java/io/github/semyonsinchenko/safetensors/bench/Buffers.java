@@ -1,5 +1,10 @@
 package io.github.semyonsinchenko.safetensors.bench;
 
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.F32;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.F64;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I16;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I32;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I64;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.kernels.Implementation;
 import io.github.semyonsinchenko.safetensors.kernels.IndexType;
@@ -7,7 +12,6 @@ import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
@@ -23,10 +27,6 @@ import java.util.SplittableRandom;
 final class Buffers {
     private Buffers() {}
 
-    static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /**
      * Makes every {@link Kernels} call of this JVM run {@code path} ("scalar", "vector", "native")
@@ -113,7 +113,7 @@ final class Buffers {
             }
             case F64 -> {
                 for (long i = 0; i < n; i++) {
-                    seg.set(ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), i * 8,
+                    seg.set(F64, i * 8,
                             (double) value(rnd) * (1 + rnd.nextDouble() * 0x1p-20));
                 }
             }

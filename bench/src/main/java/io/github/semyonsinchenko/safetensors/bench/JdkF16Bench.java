@@ -1,6 +1,7 @@
 package io.github.semyonsinchenko.safetensors.bench;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
@@ -105,13 +106,13 @@ public class JdkF16Bench {
 
     private static void segmentWiden(MemorySegment src, MemorySegment dst, long n) {
         for (long i = 0; i < n; i++) {
-            dst.set(Buffers.F32, i * 4, Float.float16ToFloat(src.get(Buffers.I16, i * 2)));
+            dst.set(LittleEndian.F32, i * 4, Float.float16ToFloat(src.get(LittleEndian.I16, i * 2)));
         }
     }
 
     private static void segmentNarrow(MemorySegment src, MemorySegment dst, long n) {
         for (long i = 0; i < n; i++) {
-            dst.set(Buffers.I16, i * 2, Float.floatToFloat16(src.get(Buffers.F32, i * 4)));
+            dst.set(LittleEndian.I16, i * 2, Float.floatToFloat16(src.get(LittleEndian.F32, i * 4)));
         }
     }
 }

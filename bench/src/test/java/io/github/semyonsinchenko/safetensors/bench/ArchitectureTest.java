@@ -18,6 +18,8 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -127,17 +129,38 @@ class ArchitectureTest {
         ROOT_LOCALE_ONLY.check(classes);
     }
 
+    /**
+     * The format's byte order has one home, {@code format.LittleEndian}: nothing else builds its own
+     * little-endian layouts (six classes once did, each with its own names).
+     */
+    static final ArchRule ONE_HOME_FOR_BYTE_ORDER = noClasses().that().resideInAPackage(BASE + "..")
+            .and().doNotHaveFullyQualifiedName(BASE + ".format.LittleEndian")
+            .should().callMethodWhere(DescribedPredicate.describe("ValueLayout.withOrder",
+                    call -> call.getName().equals("withOrder")
+                            && call.getTargetOwner().isAssignableTo(ValueLayout.class)));
+
+    @Test
+    void onlyLittleEndianSetsTheByteOrderOfALayout() {
+        ONE_HOME_FOR_BYTE_ORDER.check(classes);
+    }
+
     @Test
     void theRulesCatchWhatTheyForbid() {
         JavaClasses bad = new ClassFileImporter().importClasses(Offender.class);
         assertTrue(ONLY_KERNELS_LINK.evaluate(bad).hasViolation(), "Linker outside the kernels package");
+        assertTrue(ONE_HOME_FOR_BYTE_ORDER.evaluate(bad).hasViolation(), "a layout's byte order set elsewhere");
         EvaluationResult locale = ROOT_LOCALE_ONLY.evaluate(bad);
         assertEquals(3, locale.getFailureReport().getDetails().size(), String.join("\n",
                 locale.getFailureReport().getDetails()));
     }
 
-    /** Breaks the rules on purpose (test code, never run): a linker lookup and default-locale formatting. */
+    /**
+     * Breaks the rules on purpose (test code, never run): a linker lookup, default-locale formatting
+     * and a little-endian layout of its own.
+     */
     static final class Offender {
+        static final ValueLayout.OfInt OWN_LE_INT = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
+
         Object link() {
             return Linker.nativeLinker().defaultLookup();
         }

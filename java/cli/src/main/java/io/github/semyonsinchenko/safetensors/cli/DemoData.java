@@ -1,9 +1,9 @@
 package io.github.semyonsinchenko.safetensors.cli;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,7 +15,6 @@ import java.util.List;
  * (as long as chunks are multiples of 8 bytes), so it can be regenerated to check the file.
  */
 final class DemoData {
-    static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /**
      * One planned tensor. {@code mask} and {@code bits} shape every 8 random bytes:
@@ -117,7 +116,7 @@ final class DemoData {
                 x ^= x << 13;
                 x ^= x >>> 7;
                 x ^= x << 17;
-                buf.set(LE_LONG, off, (x & mask) | bits);
+                buf.set(LittleEndian.I64, off, (x & mask) | bits);
             }
             if (whole < n) { // only at the very end of a tensor
                 x ^= x << 13;

@@ -2,6 +2,7 @@ package io.github.semyonsinchenko.safetensors.io;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.Header;
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import io.github.semyonsinchenko.safetensors.format.SafetensorsException;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.format.Violation;
@@ -244,7 +245,7 @@ public final class SafetensorsWriter {
             long perChunk = staging.byteSize() / elemSize;
             long total = segment.byteSize() / elemSize;
             // The staging buffer is a byte[] segment (alignment 1): the target layout must be unaligned.
-            ValueLayout le = element.withByteAlignment(1).withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+            ValueLayout le = LittleEndian.of(element);
             for (long i = 0; i < total; i += perChunk) {
                 long n = Math.min(perChunk, total - i);
                 MemorySegment.copy(segment, element, i * elemSize, staging, le, 0, n);

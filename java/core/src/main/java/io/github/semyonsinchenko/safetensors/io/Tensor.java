@@ -1,13 +1,13 @@
 package io.github.semyonsinchenko.safetensors.io;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.kernels.HugePages;
 import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -27,13 +27,6 @@ import java.util.Arrays;
  * name the file.
  */
 public final class Tensor {
-    static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfDouble LE_DOUBLE =
-            ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-
     private final SafetensorsFile file;
     private final TensorInfo info;
     private final MemorySegment data;
@@ -99,7 +92,7 @@ public final class Tensor {
             throw wrongType("16-bit");
         }
         try {
-            return data.getAtIndex(LE_SHORT, index);
+            return data.getAtIndex(LittleEndian.I16, index);
         } catch (IllegalStateException | InternalError e) {
             throw file.accessFailure(this, e);
         }
@@ -111,7 +104,7 @@ public final class Tensor {
             throw wrongType("I32 or U32");
         }
         try {
-            return data.getAtIndex(LE_INT, index);
+            return data.getAtIndex(LittleEndian.I32, index);
         } catch (IllegalStateException | InternalError e) {
             throw file.accessFailure(this, e);
         }
@@ -123,7 +116,7 @@ public final class Tensor {
             throw wrongType("I64 or U64");
         }
         try {
-            return data.getAtIndex(LE_LONG, index);
+            return data.getAtIndex(LittleEndian.I64, index);
         } catch (IllegalStateException | InternalError e) {
             throw file.accessFailure(this, e);
         }
@@ -135,7 +128,7 @@ public final class Tensor {
             throw wrongType("F32");
         }
         try {
-            return data.getAtIndex(LE_FLOAT, index);
+            return data.getAtIndex(LittleEndian.F32, index);
         } catch (IllegalStateException | InternalError e) {
             throw file.accessFailure(this, e);
         }
@@ -147,7 +140,7 @@ public final class Tensor {
             throw wrongType("F64");
         }
         try {
-            return data.getAtIndex(LE_DOUBLE, index);
+            return data.getAtIndex(LittleEndian.F64, index);
         } catch (IllegalStateException | InternalError e) {
             throw file.accessFailure(this, e);
         }
@@ -169,16 +162,16 @@ public final class Tensor {
         return switch (info.dtype()) {
             case BOOL, U8 -> Byte.toUnsignedInt(data.get(ValueLayout.JAVA_BYTE, index));
             case I8 -> data.get(ValueLayout.JAVA_BYTE, index);
-            case I16 -> data.getAtIndex(LE_SHORT, index);
-            case U16 -> Short.toUnsignedInt(data.getAtIndex(LE_SHORT, index));
-            case F16 -> Float.float16ToFloat(data.getAtIndex(LE_SHORT, index));
-            case BF16 -> Float.intBitsToFloat(data.getAtIndex(LE_SHORT, index) << 16);
-            case I32 -> data.getAtIndex(LE_INT, index);
-            case U32 -> Integer.toUnsignedLong(data.getAtIndex(LE_INT, index));
-            case F32 -> data.getAtIndex(LE_FLOAT, index);
-            case I64 -> data.getAtIndex(LE_LONG, index);
-            case U64 -> unsignedToDouble(data.getAtIndex(LE_LONG, index));
-            case F64 -> data.getAtIndex(LE_DOUBLE, index);
+            case I16 -> data.getAtIndex(LittleEndian.I16, index);
+            case U16 -> Short.toUnsignedInt(data.getAtIndex(LittleEndian.I16, index));
+            case F16 -> Float.float16ToFloat(data.getAtIndex(LittleEndian.I16, index));
+            case BF16 -> Float.intBitsToFloat(data.getAtIndex(LittleEndian.I16, index) << 16);
+            case I32 -> data.getAtIndex(LittleEndian.I32, index);
+            case U32 -> Integer.toUnsignedLong(data.getAtIndex(LittleEndian.I32, index));
+            case F32 -> data.getAtIndex(LittleEndian.F32, index);
+            case I64 -> data.getAtIndex(LittleEndian.I64, index);
+            case U64 -> unsignedToDouble(data.getAtIndex(LittleEndian.I64, index));
+            case F64 -> data.getAtIndex(LittleEndian.F64, index);
             default -> throw new UnsupportedOperationException(
                     file.path() + ": tensor \"" + name() + "\": " + dtype() + " has no scalar double view");
         };
@@ -215,7 +208,7 @@ public final class Tensor {
             throw wrongType("F32");
         }
         try {
-            var copy = data.toArray(LE_FLOAT);
+            var copy = data.toArray(LittleEndian.F32);
             MappedFiles.raisePendingFault();
             return copy;
         } catch (IllegalStateException | InternalError e) {
@@ -229,7 +222,7 @@ public final class Tensor {
             throw wrongType("F64");
         }
         try {
-            var copy = data.toArray(LE_DOUBLE);
+            var copy = data.toArray(LittleEndian.F64);
             MappedFiles.raisePendingFault();
             return copy;
         } catch (IllegalStateException | InternalError e) {
@@ -243,7 +236,7 @@ public final class Tensor {
             throw wrongType("I32 or U32");
         }
         try {
-            var copy = data.toArray(LE_INT);
+            var copy = data.toArray(LittleEndian.I32);
             MappedFiles.raisePendingFault();
             return copy;
         } catch (IllegalStateException | InternalError e) {
@@ -257,7 +250,7 @@ public final class Tensor {
             throw wrongType("I64 or U64");
         }
         try {
-            var copy = data.toArray(LE_LONG);
+            var copy = data.toArray(LittleEndian.I64);
             MappedFiles.raisePendingFault();
             return copy;
         } catch (IllegalStateException | InternalError e) {
@@ -271,7 +264,7 @@ public final class Tensor {
             throw wrongType("16-bit");
         }
         try {
-            var copy = data.toArray(LE_SHORT);
+            var copy = data.toArray(LittleEndian.I16);
             MappedFiles.raisePendingFault();
             return copy;
         } catch (IllegalStateException | InternalError e) {

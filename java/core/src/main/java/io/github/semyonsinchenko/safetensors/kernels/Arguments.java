@@ -1,6 +1,7 @@
 package io.github.semyonsinchenko.safetensors.kernels;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -148,14 +149,14 @@ final class Arguments {
     static void checkIndices(MemorySegment indices, IndexType type, long nIdx, long nRows) {
         if (type == IndexType.U32) {
             for (long i = 0; i < nIdx; i++) {
-                long v = Integer.toUnsignedLong(indices.get(ScalarKernels.I32, i * 4));
+                long v = Integer.toUnsignedLong(indices.get(LittleEndian.I32, i * 4));
                 if (v >= nRows) {
                     throw badIndex(i, v, nRows);
                 }
             }
         } else {
             for (long i = 0; i < nIdx; i++) {
-                long v = indices.get(ScalarKernels.I64, i * 8);
+                long v = indices.get(LittleEndian.I64, i * 8);
                 if (v < 0 || v >= nRows) {
                     throw badIndex(i, v, nRows);
                 }

@@ -1,7 +1,8 @@
 package io.github.semyonsinchenko.safetensors.kernels;
 
-import static io.github.semyonsinchenko.safetensors.kernels.ScalarKernels.I32;
-import static io.github.semyonsinchenko.safetensors.kernels.ScalarKernels.I64;
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I32;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I64;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,9 +1,10 @@
 package io.github.semyonsinchenko.safetensors.kernels;
 
-import static io.github.semyonsinchenko.safetensors.kernels.ScalarKernels.F32;
-import static io.github.semyonsinchenko.safetensors.kernels.ScalarKernels.I16;
-import static io.github.semyonsinchenko.safetensors.kernels.ScalarKernels.I32;
-import static io.github.semyonsinchenko.safetensors.kernels.ScalarKernels.I64;
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.F32;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I16;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I32;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I64;
 import static io.github.semyonsinchenko.safetensors.kernels.ScalarKernels.I8;
 
 import java.lang.foreign.MemorySegment;

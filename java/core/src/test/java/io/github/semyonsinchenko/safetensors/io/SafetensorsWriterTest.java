@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.io;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -145,7 +146,7 @@ class SafetensorsWriterTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment off = arena.allocate(4000);
             for (int i = 0; i < values.length; i++) {
-                off.setAtIndex(Tensor.LE_FLOAT, i, values[i]);
+                off.setAtIndex(LittleEndian.F32, i, values[i]);
             }
             Path fromSegment = dir.resolve("segment.safetensors");
             new SafetensorsWriter().add("x", Dtype.F32, new long[] {10, 100}, off).write(fromSegment);

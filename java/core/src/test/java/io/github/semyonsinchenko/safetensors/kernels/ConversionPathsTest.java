@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.kernels;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -88,7 +89,7 @@ class ConversionPathsTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment src = arena.allocate(0x10000 * 2L);
             for (int h = 0; h < 0x10000; h++) {
-                src.set(ScalarKernels.I16, h * 2L, (short) h);
+                src.set(LittleEndian.I16, h * 2L, (short) h);
             }
             short[] heap = new short[0x10000];
             for (int h = 0; h < heap.length; h++) {
@@ -236,7 +237,7 @@ class ConversionPathsTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment src = arena.allocate((n + 32) * 4L, 64);
             for (int i = 0; i < n + 32; i++) {
-                src.set(ScalarKernels.I32, i * 4L, block[i % block.length]);
+                src.set(LittleEndian.I32, i * 4L, block[i % block.length]);
             }
             for (int shift : new int[] {0, 5, 16, 31}) {
                 for (Conversion c : List.of(Conversion.F32_TO_BF16_RNE, Conversion.F32_TO_F16_RNE)) {
@@ -279,7 +280,7 @@ class ConversionPathsTest {
                     case 2 -> (v & 0x800FFFFFFFFFFFFFL) | ((long) (1023 - 160 + rnd.nextInt(300)) << 52); // F32-range doubles
                     default -> v;
                 };
-                src.set(ScalarKernels.I64, i * 8, v);
+                src.set(LittleEndian.I64, i * 8, v);
             }
             for (Conversion c : List.of(Conversion.I64_TO_F32, Conversion.U64_TO_F32, Conversion.F64_TO_F32)) {
                 checkAllPaths(c, src, n, "random");

@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.kernels;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -126,14 +127,14 @@ class ConvertBitsTest {
     private static void put(MemorySegment s, long i, int bytes, long bits) {
         switch (bytes) {
             case 1 -> s.set(ValueLayout.JAVA_BYTE, i, (byte) bits);
-            case 2 -> s.set(ScalarKernels.I16, i * 2, (short) bits);
-            case 4 -> s.set(ScalarKernels.I32, i * 4, (int) bits);
-            default -> s.set(ScalarKernels.I64, i * 8, bits);
+            case 2 -> s.set(LittleEndian.I16, i * 2, (short) bits);
+            case 4 -> s.set(LittleEndian.I32, i * 4, (int) bits);
+            default -> s.set(LittleEndian.I64, i * 8, bits);
         }
     }
 
     private static long get(MemorySegment s, long i, int bytes) {
-        return bytes == 2 ? s.get(ScalarKernels.I16, i * 2) & 0xFFFFL
-                : Integer.toUnsignedLong(s.get(ScalarKernels.I32, i * 4));
+        return bytes == 2 ? s.get(LittleEndian.I16, i * 2) & 0xFFFFL
+                : Integer.toUnsignedLong(s.get(LittleEndian.I32, i * 4));
     }
 }

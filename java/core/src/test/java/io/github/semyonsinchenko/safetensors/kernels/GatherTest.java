@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.kernels;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,17 +49,17 @@ class GatherTest {
         for (int i = 0; i < count; i++) {
             int v = i == 0 ? ROWS - 1 : i == 1 ? 0 : rnd.nextInt(ROWS);
             if (type == IndexType.U32) {
-                s.set(ScalarKernels.I32, i * 4L, v);
+                s.set(LittleEndian.I32, i * 4L, v);
             } else {
-                s.set(ScalarKernels.I64, i * 8L, v);
+                s.set(LittleEndian.I64, i * 8L, v);
             }
         }
         return s.asSlice(0, (long) count * type.bytes());
     }
 
     static long index(MemorySegment idx, IndexType type, long i) {
-        return type == IndexType.U32 ? Integer.toUnsignedLong(idx.get(ScalarKernels.I32, i * 4))
-                : idx.get(ScalarKernels.I64, i * 8);
+        return type == IndexType.U32 ? Integer.toUnsignedLong(idx.get(LittleEndian.I32, i * 4))
+                : idx.get(LittleEndian.I64, i * 8);
     }
 
     @Test
@@ -227,9 +228,9 @@ class GatherTest {
                                 for (int i = 0; i < 20; i++) {
                                     long v = i == pos ? bad : i % ROWS;
                                     if (type == IndexType.U32) {
-                                        idx.set(ScalarKernels.I32, i * 4L, (int) v);
+                                        idx.set(LittleEndian.I32, i * 4L, (int) v);
                                     } else {
-                                        idx.set(ScalarKernels.I64, i * 8L, v);
+                                        idx.set(LittleEndian.I64, i * 8L, v);
                                     }
                                 }
                                 MemorySegment dst = heap ? MemorySegment.ofArray(new byte[20 * 16])

@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.kernels;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -177,7 +178,7 @@ class KernelsChecksTest {
                 assertArrayEquals(new float[] {1f, -2f, 0f}, out, p.name());
                 MemorySegment offHeap = arena.allocate(8);
                 Kernels.convert(p.backend(), Conversion.BF16_TO_F32, mapped.asSlice(0, 4), offHeap, 2);
-                assertEquals(-2f, offHeap.get(ScalarKernels.F32, 4));
+                assertEquals(-2f, offHeap.get(LittleEndian.F32, 4));
                 expect(IllegalArgumentException.class, "dst is read-only",
                         () -> Kernels.convert(p.backend(), Conversion.F32_TO_BF16_RNE,
                                 MemorySegment.ofArray(new float[1]), mapped, 1));

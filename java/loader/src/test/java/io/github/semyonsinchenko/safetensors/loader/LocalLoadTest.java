@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.loader;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -242,7 +243,7 @@ class LocalLoadTest {
                                 short bits = src.getShort(i * 2);
                                 float expected = t.storedDtype() == Dtype.BF16
                                         ? Float.intBitsToFloat(bits << 16) : f16ToF32(bits);
-                                float actual = t.data().get(ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), i * 4L);
+                                float actual = t.data().get(LittleEndian.F32, i * 4L);
                                 assertEquals(Float.floatToRawIntBits(expected), Float.floatToRawIntBits(actual),
                                         t.name() + "[" + i + "]");
                             }

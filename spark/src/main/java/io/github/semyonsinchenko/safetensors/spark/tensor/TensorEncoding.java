@@ -1,11 +1,15 @@
 package io.github.semyonsinchenko.safetensors.spark.tensor;
 
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.F32;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.F64;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I16;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I32;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I64;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.Locale;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 
@@ -28,11 +32,6 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
  */
 public final class TensorEncoding {
     static final ValueLayout.OfByte I8 = ValueLayout.JAVA_BYTE;
-    static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private TensorEncoding() {}
 

@@ -1,5 +1,10 @@
 package io.github.semyonsinchenko.safetensors.spark.tensor;
 
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.F32;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.F64;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I16;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I32;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I64;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,7 +14,6 @@ import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,9 +41,6 @@ import org.junit.jupiter.api.io.TempDir;
  * F16 overflow boundary) plus seeded random ones, from float and from double arrays.
  */
 class EncodingAgreementTest {
-    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     static SparkSession spark;
 

@@ -1,19 +1,18 @@
 package io.github.semyonsinchenko.safetensors.sampler.db;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
- * Little-endian value layouts for the database files and batch buffers. Byte-aligned on purpose:
- * every offset the format produces is naturally aligned anyway (spec §1), and an unaligned layout
- * spares the hot path the per-access alignment check.
+ * The database files' and batch buffers' names for the format's little-endian layouts
+ * ({@link LittleEndian}): the spec (§1) speaks of u16/u32 columns, so the sampler code does too.
  */
 public final class Layouts {
     private Layouts() {}
 
     public static final ValueLayout.OfByte U8 = ValueLayout.JAVA_BYTE;
-    public static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    public static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    public static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    public static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfShort U16 = LittleEndian.I16;
+    public static final ValueLayout.OfInt U32 = LittleEndian.I32;
+    public static final ValueLayout.OfFloat F32 = LittleEndian.F32;
+    public static final ValueLayout.OfLong I64 = LittleEndian.I64;
 }

@@ -1,0 +1,25 @@
+package io.github.semyonsinchenko.safetensors.format;
+
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * The value layouts of the format's byte order: safetensors stores every element little-endian,
+ * and the modules read and write tensor bytes, database columns and batch buffers through these.
+ * Unaligned on purpose: a tensor's data is only byte-aligned in general (the header length decides
+ * where it starts), and an unaligned layout spares the hot getters FFM's alignment check.
+ */
+public final class LittleEndian {
+    public static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /** The unaligned little-endian form of any value layout (for copies whose element type varies). */
+    public static ValueLayout of(ValueLayout element) {
+        return element.withByteAlignment(1).withOrder(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private LittleEndian() {}
+}
