@@ -1,36 +1,30 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
-import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.collect_set;
-import static org.apache.spark.sql.functions.count;
-import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.sum;
-import static org.apache.spark.sql.functions.when;
-
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.HashSet;
 import org.apache.spark.api.java.JavaRDD;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /**
- * Stage 3, per-column statistics in global column order and the global timestamp statistics.
- * Counts and category sets are order-free Spark aggregations; numerical and timestamp sums are
- * folded by {@link OrderedStats} in row order, so they do not depend on the partitioning.
+ * Stage 3, per-column statistics in global column order and the global timestamp statistics, from
+ * one scan per table of its ordered rows ({@link StatChunks}). Counts and category sets are
+ * order-free sums; numerical and timestamp sums are folded by {@link OrderedStats} in row order, so
+ * they do not depend on the partitioning.
  *
  * @param stats one per global column (categorical {@code cat_emb_start} still 0)
- * @param orderedTables per table, its rows in order with the text indices joined, cached for encoding
+ * @param orderedTables per table, its rows in order with the text indices in place of the text, cached for encoding
  */
 record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTables, double globalTsMean,
         double globalTsStd) {
 
     /** A timestamp column's chunks, for the global second pass. */
-    private record TimestampColumn(JavaRDD<Object[]> chunks, int chunkIndex) {}
+    private record TimestampColumn(JavaRDD<StatChunks.Chunk> chunks, int chunkIndex) {}
 
     static ColumnStatistics compute(BuildContext ctx, List<LoadedTable> tables, TextVocabulary text) {
         List<ColumnStats> stats = new ArrayList<>();
@@ -39,38 +33,57 @@ record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTable
         OrderedStats.Global global = new OrderedStats.Global();
         for (LoadedTable t : tables) {
             List<InputSchema.Column> columns = t.schema().columns();
-            List<Column> aggs = orderFreeCounts(columns);
-            Row counts = t.df().agg(aggs.getFirst(), aggs.subList(1, aggs.size()).toArray(Column[]::new)).first();
+            int m = columns.size();
             Dataset<Row> ordered = ctx.ordered(text.withIndices(t), t.rows());
             orderedTables.add(ordered);
             List<String> fieldNames = Arrays.asList(ordered.columns());
-            OrderedStats.Numerical[] nums = new OrderedStats.Numerical[columns.size()];
-            OrderedStats.Timestamp[] tss = new OrderedStats.Timestamp[columns.size()];
+            SemanticType[] stypes = new SemanticType[m];
+            int[] validFields = new int[m];
+            int[] valueFields = new int[m];
+            for (int j = 0; j < m; j++) {
+                stypes[j] = columns.get(j).stype();
+                validFields[j] = fieldNames.indexOf("v" + j);
+                valueFields[j] = fieldNames.indexOf("c" + j);
+            }
+            OrderedStats.Numerical[] nums = new OrderedStats.Numerical[m];
+            OrderedStats.Timestamp[] tss = new OrderedStats.Timestamp[m];
             int[] statCols = t.statColumns();
-            if (statCols.length > 0) {
-                boolean[] isTimestamp = new boolean[statCols.length];
-                for (int k = 0; k < statCols.length; k++) {
-                    int j = statCols[k];
-                    isTimestamp[k] = columns.get(j).stype() == SemanticType.TIMESTAMP;
-                    if (isTimestamp[k]) {
-                        tss[j] = new OrderedStats.Timestamp();
-                    } else {
-                        nums[j] = new OrderedStats.Numerical();
+            for (int j : statCols) {
+                if (stypes[j] == SemanticType.TIMESTAMP) {
+                    tss[j] = new OrderedStats.Timestamp();
+                } else {
+                    nums[j] = new OrderedStats.Numerical();
+                }
+            }
+            // One scan of the ordered rows: the first pass of the ordered sums and every order-free count.
+            JavaRDD<StatChunks.Chunk> chunks = ctx.persist(ordered.javaRDD().mapPartitions(
+                    new StatChunks(stypes, validFields, valueFields, statCols)));
+            long[] nulls = new long[m];
+            long[] trues = new long[m];
+            long[] falses = new long[m];
+            List<HashSet<String>> categories = new ArrayList<>();
+            for (int j = 0; j < m; j++) {
+                categories.add(new HashSet<>());
+            }
+            ctx.forEachInOrder(chunks, chunk -> {
+                for (int j = 0; j < m; j++) {
+                    nulls[j] += chunk.nulls()[j];
+                    trues[j] += chunk.trues()[j];
+                    falses[j] += chunk.falses()[j];
+                    if (chunk.categories()[j] != null) {
+                        categories.get(j).addAll(Arrays.asList(chunk.categories()[j]));
                     }
                 }
-                int[] statFields = Arrays.stream(statCols).map(j -> fieldNames.indexOf("c" + j)).toArray();
-                JavaRDD<Object[]> chunks = ctx.persist(ordered.javaRDD().mapPartitions(
-                        new StatChunks(isTimestamp, statFields)));
-                ctx.forEachInOrder(chunks, chunk -> {
-                    for (int k = 0; k < statCols.length; k++) {
-                        int j = statCols[k];
-                        if (nums[j] != null) {
-                            nums[j].add((double[]) chunk[k]);
-                        } else {
-                            tss[j].add((long[]) chunk[k]);
-                        }
+                for (int k = 0; k < statCols.length; k++) {
+                    int j = statCols[k];
+                    if (nums[j] != null) {
+                        nums[j].add((double[]) chunk.values()[k]);
+                    } else {
+                        tss[j].add((long[]) chunk.values()[k]);
                     }
-                });
+                }
+            });
+            if (statCols.length > 0) {
                 for (int j : statCols) {
                     if (nums[j] != null) {
                         nums[j].endFirstPass();
@@ -82,88 +95,53 @@ record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTable
                     for (int k = 0; k < statCols.length; k++) {
                         int j = statCols[k];
                         if (nums[j] != null) {
-                            nums[j].addSquares((double[]) chunk[k]);
+                            nums[j].addSquares((double[]) chunk.values()[k]);
                         } else {
-                            tss[j].addSquares((long[]) chunk[k]);
+                            tss[j].addSquares((long[]) chunk.values()[k]);
                         }
                     }
                 });
                 for (int k = 0; k < statCols.length; k++) {
-                    if (isTimestamp[k]) {
+                    if (stypes[statCols[k]] == SemanticType.TIMESTAMP) {
                         tsColumns.add(new TimestampColumn(chunks, k));
                     }
                 }
             }
-            int a = 1;
-            for (int j = 0; j < columns.size(); j++) {
-                InputSchema.Column c = columns.get(j);
-                long nulls = t.present()[j] ? counts.getLong(a) : 0L;
-                a++;
-                ColumnStats s = switch (c.stype()) {
+            for (int j = 0; j < m; j++) {
+                long numNulls = t.present()[j] ? nulls[j] : 0L;
+                ColumnStats s = switch (stypes[j]) {
                     case IGNORED -> new ColumnStats.Ignored();
-                    case IDENTIFIER -> new ColumnStats.Identifier(nulls);
-                    case TEXT -> new ColumnStats.Text(nulls);
-                    case NUMERICAL -> nums[j] != null ? nums[j].stats(nulls)
+                    case IDENTIFIER -> new ColumnStats.Identifier(numNulls);
+                    case TEXT -> new ColumnStats.Text(numNulls);
+                    case NUMERICAL -> nums[j] != null ? nums[j].stats(numNulls)
                             : new ColumnStats.Numerical(0, 0.0, 0.0, 0.0, 1.0);
                     case TIMESTAMP -> {
                         if (tss[j] == null) {
                             yield new ColumnStats.Timestamp(0, 0, 0, 0.0, 1.0);
                         }
                         global.addColumn(tss[j]);
-                        yield tss[j].stats(nulls);
+                        yield tss[j].stats(numNulls);
                     }
-                    case BOOLEAN -> {
-                        long numTrue = counts.getLong(a++);
-                        long numFalse = counts.getLong(a++);
-                        yield t.present()[j] ? new ColumnStats.Boolean(nulls, numTrue, numFalse)
-                                : new ColumnStats.Boolean(0, 0, 0);
-                    }
+                    case BOOLEAN -> t.present()[j] ? new ColumnStats.Boolean(numNulls, trues[j], falses[j])
+                            : new ColumnStats.Boolean(0, 0, 0);
                     case CATEGORICAL -> {
-                        List<String> categories = new ArrayList<>(counts.<String>getList(a++));
-                        categories.sort(Utf8.BYTE_ORDER);
-                        yield new ColumnStats.Categorical(nulls, t.present()[j] ? categories : List.of(), 0);
+                        List<String> sorted = new ArrayList<>(categories.get(j));
+                        sorted.sort(Utf8.BYTE_ORDER);
+                        yield new ColumnStats.Categorical(numNulls, t.present()[j] ? sorted : List.of(), 0);
                     }
                 };
                 stats.add(s);
             }
-            ctx.info(String.format(Locale.ROOT, "%s: %d columns", t.schema().name(), columns.size()));
+            ctx.info(String.format(Locale.ROOT, "%s: %d columns", t.schema().name(), m));
         }
         // Global timestamp statistics: the mean from the per-column sums, then one running sum of squares.
         global.endFirstPass();
         for (TimestampColumn ts : tsColumns) {
             int k = ts.chunkIndex();
-            ctx.forEachInOrder(ts.chunks().map(c -> (long[]) c[k]), global::addSquares);
+            ctx.forEachInOrder(ts.chunks().map(c -> (long[]) c.values()[k]), global::addSquares);
         }
         ctx.info(String.format(Locale.ROOT, "global timestamps: %d cells, mean %s us, std %s us", global.count,
                 global.mean, global.std()));
         return new ColumnStatistics(stats, orderedTables, global.mean, global.std());
-    }
-
-    /**
-     * One aggregation per table: the row count, then per column its null count, plus true and
-     * false counts for booleans and the distinct values for categoricals (they go into
-     * metadata.json, so the driver holds them anyway).
-     */
-    private static List<Column> orderFreeCounts(List<InputSchema.Column> columns) {
-        List<Column> aggs = new ArrayList<>();
-        aggs.add(count(lit(1)));
-        for (int j = 0; j < columns.size(); j++) {
-            SemanticType s = columns.get(j).stype();
-            if (s == SemanticType.IGNORED) {
-                aggs.add(lit(0L));
-                continue;
-            }
-            Column isNull = (s == SemanticType.NUMERICAL || s == SemanticType.TIMESTAMP) ? col("c" + j).isNull()
-                    : col("v" + j).equalTo(false);
-            aggs.add(sum(when(isNull, 1L).otherwise(0L)));
-            if (s == SemanticType.BOOLEAN) {
-                aggs.add(sum(when(col("c" + j).equalTo(true), 1L).otherwise(0L)));
-                aggs.add(sum(when(col("c" + j).equalTo(false), 1L).otherwise(0L)));
-            }
-            if (s == SemanticType.CATEGORICAL) {
-                aggs.add(collect_set(col("c" + j)));
-            }
-        }
-        return aggs;
     }
 }

@@ -1,46 +1,119 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
+import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
+import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Row;
 
 /**
- * Per ordered partition: one array per statistics column with its non-null values in row order
- * ({@code long[]} for timestamps, {@code double[]} otherwise), for {@link OrderedStats} to fold on
- * the driver partition by partition.
+ * One pass over an ordered partition of a table yielding everything {@link ColumnStatistics} needs
+ * from it: per statistics column its non-null values in row order ({@code long[]} for timestamps,
+ * {@code double[]} otherwise), for {@link OrderedStats} to fold on the driver partition by
+ * partition; and per column the order-free counts (nulls, true/false, distinct categories), summed
+ * on the driver. One scan instead of a separate aggregation over the Parquet data.
+ *
+ * @param stypes per schema column its semantic type
+ * @param validFields per column the field of {@code v<j>}, or -1
+ * @param valueFields per column the field of {@code c<j>}, or -1
+ * @param statColumns the schema columns whose values are folded in order
  */
-record StatChunks(boolean[] isTimestamp, int[] fields) implements FlatMapFunction<Iterator<Row>, Object[]> {
+record StatChunks(SemanticType[] stypes, int[] validFields, int[] valueFields, int[] statColumns)
+        implements FlatMapFunction<Iterator<Row>, StatChunks.Chunk> {
+
+    /**
+     * One partition's result.
+     *
+     * @param values per statistics column its non-null values in row order
+     * @param nulls per column its null count (numerical, timestamp: no value; others: no source value)
+     * @param trues per boolean column its true count
+     * @param falses per boolean column its false count
+     * @param categories per categorical column its distinct values, otherwise null
+     */
+    record Chunk(Object[] values, long[] nulls, long[] trues, long[] falses, String[][] categories)
+            implements Serializable {}
+
     @Override
-    public Iterator<Object[]> call(Iterator<Row> rows) {
-        int k = isTimestamp.length;
+    public Iterator<Chunk> call(Iterator<Row> rows) {
+        int k = statColumns.length;
+        int m = stypes.length;
         LongList[] longs = new LongList[k];
         DoubleList[] doubles = new DoubleList[k];
         for (int i = 0; i < k; i++) {
-            if (isTimestamp[i]) {
+            if (stypes[statColumns[i]] == SemanticType.TIMESTAMP) {
                 longs[i] = new LongList();
             } else {
                 doubles[i] = new DoubleList();
             }
         }
+        long[] nulls = new long[m];
+        long[] trues = new long[m];
+        long[] falses = new long[m];
+        List<HashSet<String>> categories = new ArrayList<>();
+        for (int j = 0; j < m; j++) {
+            categories.add(stypes[j] == SemanticType.CATEGORICAL ? new HashSet<>() : null);
+        }
         while (rows.hasNext()) {
             Row r = rows.next();
+            for (int j = 0; j < m; j++) {
+                switch (stypes[j]) {
+                    case IGNORED -> { }
+                    case NUMERICAL, TIMESTAMP -> {
+                        if (r.isNullAt(valueFields[j])) {
+                            nulls[j]++;
+                        }
+                    }
+                    case IDENTIFIER, TEXT -> {
+                        if (!r.getBoolean(validFields[j])) {
+                            nulls[j]++;
+                        }
+                    }
+                    case BOOLEAN -> {
+                        if (!r.getBoolean(validFields[j])) {
+                            nulls[j]++;
+                        }
+                        if (!r.isNullAt(valueFields[j])) {
+                            if (r.getBoolean(valueFields[j])) {
+                                trues[j]++;
+                            } else {
+                                falses[j]++;
+                            }
+                        }
+                    }
+                    case CATEGORICAL -> {
+                        if (!r.getBoolean(validFields[j])) {
+                            nulls[j]++;
+                        }
+                        if (!r.isNullAt(valueFields[j])) {
+                            categories.get(j).add(r.getString(valueFields[j]));
+                        }
+                    }
+                }
+            }
             for (int i = 0; i < k; i++) {
-                if (!r.isNullAt(fields[i])) {
-                    if (isTimestamp[i]) {
-                        longs[i].add(r.getLong(fields[i]));
+                int field = valueFields[statColumns[i]];
+                if (!r.isNullAt(field)) {
+                    if (longs[i] != null) {
+                        longs[i].add(r.getLong(field));
                     } else {
-                        doubles[i].add(r.getDouble(fields[i]));
+                        doubles[i].add(r.getDouble(field));
                     }
                 }
             }
         }
-        Object[] chunk = new Object[k];
+        Object[] values = new Object[k];
         for (int i = 0; i < k; i++) {
-            chunk[i] = isTimestamp[i] ? longs[i].toArray() : doubles[i].toArray();
+            values[i] = longs[i] != null ? longs[i].toArray() : doubles[i].toArray();
         }
-        return List.<Object[]>of(chunk).iterator();
+        String[][] distinct = new String[m][];
+        for (int j = 0; j < m; j++) {
+            distinct[j] = categories.get(j) == null ? null : categories.get(j).toArray(String[]::new);
+        }
+        return List.of(new Chunk(values, nulls, trues, falses, distinct)).iterator();
     }
 
     static final class LongList {

@@ -101,7 +101,8 @@ final class TableEncoder {
                             continue;
                         }
                         Parts.Section values = out.section(section + 1);
-                        boolean hasValue = p.present() && !r.isNullAt(p.valueField());
+                        // Text columns carry their index (t<j>) instead of the value (c<j>).
+                        boolean hasValue = p.present() && p.valueField() >= 0 && !r.isNullAt(p.valueField());
                         switch (p.stype()) {
                             case NUMERICAL -> values.f32(hasValue
                                     ? ValueEncoding.zScore(r.getDouble(p.valueField()), p.mean(), p.std()) : 0f);
@@ -118,7 +119,8 @@ final class TableEncoder {
                             case BOOLEAN -> values.bit(hasValue && r.getBoolean(p.valueField()));
                             case CATEGORICAL -> values.u32(hasValue
                                     ? p.categories().getOrDefault(r.getString(p.valueField()), 0) : 0);
-                            case TEXT -> values.u32(hasValue && !r.isNullAt(p.textField())
+                            // A text index is only found for a non-null value.
+                            case TEXT -> values.u32(p.present() && !r.isNullAt(p.textField())
                                     ? (int) r.getLong(p.textField()) : 0);
                             default -> throw new IllegalStateException(p.stype().toString());
                         }

@@ -105,18 +105,18 @@ final class TaskWriter {
         switch (stype) {
             case NUMERICAL -> {
                 OrderedStats.Numerical acc = new OrderedStats.Numerical();
-                JavaRDD<Object[]> chunks = targetChunks(ctx, ordered, false);
-                ctx.forEachInOrder(chunks, c -> acc.add((double[]) c[0]));
+                JavaRDD<StatChunks.Chunk> chunks = targetChunks(ctx, ordered, false);
+                ctx.forEachInOrder(chunks, c -> acc.add((double[]) c.values()[0]));
                 acc.endFirstPass();
-                ctx.forEachInOrder(chunks, c -> acc.addSquares((double[]) c[0]));
+                ctx.forEachInOrder(chunks, c -> acc.addSquares((double[]) c.values()[0]));
                 targetStats = acc.stats(n - acc.count);
             }
             case TIMESTAMP -> {
                 OrderedStats.Timestamp acc = new OrderedStats.Timestamp();
-                JavaRDD<Object[]> chunks = targetChunks(ctx, ordered, true);
-                ctx.forEachInOrder(chunks, c -> acc.add((long[]) c[0]));
+                JavaRDD<StatChunks.Chunk> chunks = targetChunks(ctx, ordered, true);
+                ctx.forEachInOrder(chunks, c -> acc.add((long[]) c.values()[0]));
                 acc.endFirstPass();
-                ctx.forEachInOrder(chunks, c -> acc.addSquares((long[]) c[0]));
+                ctx.forEachInOrder(chunks, c -> acc.addSquares((long[]) c.values()[0]));
                 targetStats = acc.stats(n - acc.count);
             }
             case BOOLEAN -> {
@@ -162,9 +162,11 @@ final class TaskWriter {
         return new TaskMetadata(task.name(), anchorIdx, stype, (int) n, targetStats);
     }
 
-    private static JavaRDD<Object[]> targetChunks(BuildContext ctx, Dataset<Row> ordered, boolean timestamp) {
-        return ctx.persist(ordered.select("seq", "target").javaRDD()
-                .mapPartitions(new StatChunks(new boolean[] {timestamp}, new int[] {1})));
+    /** The target's non-null values per ordered partition (field 1 of (seq, target)). */
+    private static JavaRDD<StatChunks.Chunk> targetChunks(BuildContext ctx, Dataset<Row> ordered, boolean timestamp) {
+        SemanticType stype = timestamp ? SemanticType.TIMESTAMP : SemanticType.NUMERICAL;
+        return ctx.persist(ordered.select("seq", "target").javaRDD().mapPartitions(new StatChunks(
+                new SemanticType[] {stype}, new int[] {-1}, new int[] {1}, new int[] {0})));
     }
 
     /** Distinct non-null values sorted by UTF-8 bytes; they go into metadata.json, so the driver holds them anyway. */

@@ -6,6 +6,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.min;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.JavaRDD;
@@ -69,17 +70,30 @@ record TextVocabulary(Dataset<Row> lookup, JavaRDD<String> ordered, long size) {
     }
 
     /**
-     * The table with {@code t<j>}, the text index, joined per text column. The lookup uses the
-     * uncut value against cut keys: longer values find nothing (index 0), as in headwater.
+     * The table with {@code t<j>}, the text index, in place of each text column's value {@code c<j>}.
+     * The lookup uses the uncut value against cut keys: longer values find nothing (index 0), as in
+     * headwater. Only (row, value) pairs are shuffled to the lookup, and only (row, index) pairs come
+     * back by row: the text itself never travels with the whole row, nor is it cached with it.
      */
     Dataset<Row> withIndices(LoadedTable t) {
-        Dataset<Row> df = t.df();
+        List<Integer> textColumns = new ArrayList<>();
         for (int j = 0; j < t.schema().columns().size(); j++) {
             if (t.schema().columns().get(j).stype() == SemanticType.TEXT && t.present()[j]) {
-                // A shuffled hash join: sorting every row of the table by a string key cost more than the rest.
-                Dataset<Row> v = lookup.select(col("key").as("tk" + j), col("idx").as("t" + j)).hint("shuffle_hash");
-                df = df.join(v, col("c" + j).equalTo(col("tk" + j)), "left");
+                textColumns.add(j);
             }
+        }
+        Dataset<Row> df = t.df();
+        for (int j : textColumns) {
+            df = df.drop("c" + j);
+        }
+        for (int j : textColumns) {
+            // Shuffled hash joins: sorting every cell by a string key cost more than the rest.
+            Dataset<Row> v = lookup.select(col("key").as("tk" + j), col("idx").as("t" + j)).hint("shuffle_hash");
+            Dataset<Row> found = t.df().where(col("c" + j).isNotNull())
+                    .select(col(ROW).as("tr" + j), col("c" + j))
+                    .join(v, col("c" + j).equalTo(col("tk" + j)))
+                    .select(col("tr" + j), col("t" + j)).hint("shuffle_hash");
+            df = df.join(found, col(ROW).equalTo(col("tr" + j)), "left").drop("tr" + j);
         }
         return df;
     }
