@@ -190,10 +190,10 @@ class LocalLoadTest {
     }
 
     @Test
-    void largeChunksLiveInHugePageAlignedMemory() throws Exception {
+    void withHugePagesLargeChunksLiveInHugePageAlignedMemory() throws Exception {
         List<Path> files = TestCheckpoints.write(tmp.resolve("ckpt"), 1, 8, 2_000_000, 14);
         Map<String, byte[]> reference = TestCheckpoints.reference(files);
-        try (SafetensorsLoader loader = SafetensorsLoader.open(config().chunkBytes(64 << 20).build(),
+        try (SafetensorsLoader loader = SafetensorsLoader.open(config().chunkBytes(64 << 20).hugePages(true).build(),
                 uri(files.get(0)))) {
             Chunk only = loader.plan().chunks().getFirst();
             assertEquals(1, loader.plan().chunks().size());
@@ -367,13 +367,15 @@ class LocalLoadTest {
         Map<String, String> props = Map.of("safetensors.loader.chunkBytes", "1_000_000",
                 "safetensors.loader.legacy", "true");
         Map<String, String> env = Map.of("SAFETENSORS_LOADER_CHUNK_BYTES", "5",
-                "SAFETENSORS_LOADER_MAX_CONCURRENT_CHUNKS", "9", "SAFETENSORS_LOADER_PREFETCH_DEPTH", "0");
+                "SAFETENSORS_LOADER_MAX_CONCURRENT_CHUNKS", "9", "SAFETENSORS_LOADER_PREFETCH_DEPTH", "0",
+                "SAFETENSORS_LOADER_HUGE_PAGES", "TRUE");
         LoaderConfig c = LoaderConfig.fromEnvironment(props::get, env).build();
         assertEquals(1_000_000, c.chunkBytes());
         assertTrue(c.legacy());
         assertEquals(9, c.maxConcurrentChunks());
         assertEquals(0, c.prefetchDepth());
         assertEquals(8, c.workerThreads());
+        assertTrue(c.hugePages());
         LoaderConfig d = LoaderConfig.builder().build();
         assertEquals(2_000_000_000L, d.chunkBytes());
         assertEquals(0, d.requestBytes());
@@ -386,10 +388,14 @@ class LocalLoadTest {
         assertEquals(1000, LoaderConfig.builder().requestBytes(1000).build()
                 .requestBytesFor(List.of("s3a://bucket/b.safetensors")));
         assertNull(d.convertTo());
+        assertFalse(d.hugePages(), "huge pages are opt-in: their first touch can stall on compaction");
         assertNotNull(d.hadoopConf());
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
                 () -> LoaderConfig.fromEnvironment(k -> null, Map.of("SAFETENSORS_LOADER_BYTE_BUDGET", "lots")));
         assertTrue(bad.getMessage().contains("byteBudget"), bad.getMessage());
+        IllegalArgumentException notBool = assertThrows(IllegalArgumentException.class,
+                () -> LoaderConfig.fromEnvironment(k -> null, Map.of("SAFETENSORS_LOADER_HUGE_PAGES", "yes")));
+        assertTrue(notBool.getMessage().contains("hugePages"), notBool.getMessage());
         assertThrows(IllegalArgumentException.class, () -> LoaderConfig.builder().rank(2, 2).build());
         assertThrows(IllegalArgumentException.class, () -> LoaderConfig.builder().chunkBytes(0).build());
     }
