@@ -100,7 +100,7 @@ def main():
         "",
         "- *chunked*: the defaults (chunks up to 2,000,000,000 bytes, read on an object store in concurrent"
         " 64 MiB sub-range GETs, plus one GET per header, into memory mapped on demand); *one request per"
-        " chunk*: the same chunks in one GET each; *16/32 MiB requests*: other sub-range sizes"
+        " chunk*: the same chunks in one GET each; *16/32/256 MiB requests*: other sub-range sizes"
         " (`requestBytes`); *huge pages*: the defaults with `hugePages=true` (chunks in transparent huge"
         " pages, whose first touch can stall on the kernel's compaction); *legacy*: the loader's per-tensor path (`legacy=true`), one GET per"
         " non-empty tensor with the same prefetch and concurrency settings.",
