@@ -362,6 +362,41 @@ class LocalLoadTest {
         }
     }
 
+    /** A large chunk (memory mapped on demand) whose one sub-range stays short: typed error, nothing handed out, memory freed. */
+    @Test
+    void aShortSubRangeOfALargeChunkFailsItWholeAndFreesIt() throws Exception {
+        List<Path> files = TestCheckpoints.write(tmp.resolve("big"), 1, 8, 2_000_000, 15);
+        Map<String, byte[]> reference = TestCheckpoints.reference(files);
+        LoaderConfig.Builder big = config().chunkBytes(64 << 20).requestBytes(3 << 20);
+        Chunk doomed;
+        try (SafetensorsLoader probe = SafetensorsLoader.open(big.build(), uri(files.get(0)))) {
+            doomed = probe.plan().chunks().getFirst();
+        }
+        assertTrue(doomed.byteSize() >= SafetensorsLoader.HUGE_PAGE_MIN_BYTES, doomed.byteSize() + " bytes");
+        assertTrue(doomed.ranges().size() >= 3, doomed.ranges().size() + " ranges");
+        long shortOne = doomed.ranges().get(1).offset();
+        FaultyFileSystem.faults = (offset, length, i) -> offset == shortOne ? FaultyFileSystem.Fault.TRUNCATE
+                : FaultyFileSystem.Fault.NONE;
+        SafetensorsLoader loader = SafetensorsLoader.open(big.build(), uri(files.get(0)));
+        try {
+            ChunkReadException e = assertThrows(ChunkReadException.class, loader::next,
+                    "no tensor of a chunk with a short range may be handed out");
+            assertEquals(doomed, e.chunk());
+            String msg = e.getMessage();
+            assertTrue(msg.contains(files.get(0).getFileName().toString()), msg);
+            assertTrue(msg.contains("[" + doomed.start() + ", " + doomed.end() + ")"), msg);
+            assertTrue(msg.contains(doomed.tensors().getFirst().name()), msg);
+            assertTrue(msg.contains("4 attempt"), msg);
+        } finally {
+            loader.close();
+        }
+        assertEquals(0, loader.residentBytes(), "the failed chunk's memory is freed at close");
+        FaultyFileSystem.faults = (offset, length, i) -> FaultyFileSystem.Fault.NONE;
+        try (SafetensorsLoader again = SafetensorsLoader.open(big.build(), uri(files.get(0)))) {
+            assertEquals(reference.size(), TestCheckpoints.loadAndCheck(again, reference).size());
+        }
+    }
+
     @Test
     void configurationComesFromPropertiesThenEnvironment() {
         Map<String, String> props = Map.of("safetensors.loader.chunkBytes", "1_000_000",
