@@ -3,7 +3,7 @@
 # plus the Python peers (s3fs + safetensors), in one run; result in bench/results/loader.md + .png.
 # Usage: bench/loader/run.sh [MiB=1024] [tensors=1000] [latency ms=20] [repeats=5] [--cap-mbit N]
 #   Five repeats because single loads of one variant differ by up to 2x; the report gives the median
-#   and the spread.
+#   and the spread. The default run takes about 5 minutes (2 cores), half of it the Python peers.
 #   --cap-mbit N also runs the Java variants inside a private network namespace whose loopback is
 #   capped with tc tbf (needs root and the ip/tc tools), and adds that table; --cap-only skips the
 #   uncapped run and reuses bench/results/raw/loader.json.
