@@ -92,12 +92,29 @@ public final class LoaderBench {
             variants.put("chunked, one request per chunk", LoaderConfig.builder().requestBytes(Integer.MAX_VALUE));
             variants.put("chunked, 16 MiB requests", LoaderConfig.builder().requestBytes(16 << 20));
             variants.put("chunked, 32 MiB requests", LoaderConfig.builder().requestBytes(32 << 20));
+            variants.put("chunked, 256 MiB requests", LoaderConfig.builder().requestBytes(256 << 20));
+            variants.put("chunked, huge pages", LoaderConfig.builder().hugePages(true));
             variants.put("legacy (per tensor)", LoaderConfig.builder().legacy(true));
-            // Untimed warm-up (class loading, JIT, S3A's pools): one chunked load of the first shard.
-            try (SafetensorsLoader warmUp = SafetensorsLoader.open(LoaderConfig.builder().hadoopConf(conf)
-                    .metadataCache(new MetadataCache(0)).build(), "s3a://models/ckpt/" + shards.get(0).getFileName())) {
-                for (LoadedTensor t : warmUp) {
-                    t.close();
+            // -Dbench.only="name;name" runs a subset (comparing a few variants with more repeats).
+            String only = System.getProperty("bench.only", "");
+            if (!only.isBlank()) {
+                List<String> keep = List.of(only.split(";"));
+                variants.keySet().retainAll(keep);
+                if (variants.size() != keep.size()) {
+                    throw new IllegalArgumentException("unknown variant in -Dbench.only=" + only);
+                }
+            }
+            // Untimed warm-up (class loading, JIT of both JVMs, S3A's pools): two chunked loads of the
+            // whole checkpoint with its digest. With one load of one shard the first timed load still
+            // took twice the median (s3proxy spent twice the CPU on it), always on the same variant.
+            for (int w = 0; w < 2; w++) {
+                try (SafetensorsLoader warmUp = SafetensorsLoader.open(LoaderConfig.builder().hadoopConf(conf)
+                        .metadataCache(new MetadataCache(0)).build(), uri)) {
+                    for (LoadedTensor t : warmUp) {
+                        try (t) {
+                            t.digest();
+                        }
+                    }
                 }
             }
             List<Map<String, Object>> runs = new ArrayList<>();

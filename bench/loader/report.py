@@ -1,4 +1,4 @@
-"""Turns bench/loader's raw JSON into bench/results/loader.md and loader.png (medians over repeats)."""
+"""Turns bench/loader's raw JSON into bench/results/loader.md and loader.png (medians and spread over repeats)."""
 import argparse
 import json
 import statistics
@@ -8,6 +8,15 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+
+def median_of(runs, key):
+    values = [r[key] for r in runs if key in r]
+    return statistics.median(values) if values else None
+
+
+def cpu(v):
+    return "n/a" if v is None else f"{v:.2f}"
 
 
 def main():
@@ -33,6 +42,11 @@ def main():
             "heads": rs[0].get("heads", "n/a"),
             "mb_per_s": statistics.median(r["mb_per_s"] for r in rs),
             "all": [round(r["seconds"], 2) for r in rs],
+            "min": min(r["seconds"] for r in rs),
+            "max": max(r["seconds"] for r in rs),
+            # where the time goes: CPU seconds of the loading JVM and of s3proxy (Java variants only)
+            "client_cpu": median_of(rs, "client_cpu_s"),
+            "server_cpu": median_of(rs, "server_cpu_s"),
         })
     legacy = next(r for r in rows if r["variant"].startswith("legacy"))
     try:
@@ -54,17 +68,21 @@ def main():
         + ("**shared with other jobs** while measuring" if busy else "no other job running")
         + f" (load average before: {a.load_before}, after: {a.load_after})"
         + (", so absolute seconds are noisy; the ratios come from the same run." if busy else ".")
-        + f" Median of {setup['repeats']} repeats (all runs in the last column).",
+        + f" Median of {setup['repeats']} repeats, alternated (each repeat starts with another variant);"
+        " spread = slowest / fastest repeat; all runs in the last column. CPU columns: median CPU seconds of"
+        " the loading JVM (client) and of the s3proxy JVM per load; the Python peers report none.",
         "",
-        "| variant | GET requests | HEAD | seconds | MB/s | × faster than legacy | runs (s) |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| variant | GET requests | HEAD | seconds (median) | spread | MB/s | × faster than legacy | client CPU s"
+        " | s3proxy CPU s | runs (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
-        out.append(f"| {r['variant']} | {r['gets']:.0f} | {r['heads']} | {r['seconds']:.2f} | {r['mb_per_s']:.1f} |"
-                   f" {legacy['seconds'] / r['seconds']:.1f} | {', '.join(map(str, r['all']))} |")
+        out.append(f"| {r['variant']} | {r['gets']:.0f} | {r['heads']} | {r['seconds']:.2f} |"
+                   f" {r['max'] / r['min']:.2f}× | {r['mb_per_s']:.1f} | {legacy['seconds'] / r['seconds']:.1f} |"
+                   f" {cpu(r['client_cpu'])} | {cpu(r['server_cpu'])} | {', '.join(map(str, r['all']))} |")
     chunked = next(r for r in rows if r["variant"] == "chunked")
     ratio = legacy["seconds"] / chunked["seconds"]
-    split = next((r for r in rows if r["variant"].startswith("chunked, ")), None)
+    split = next((r for r in rows if r["variant"] == "chunked, one request per chunk"), None)
     if busy:
         why = (" The request count falls about 200-fold, but the machine was loaded beyond its cores while"
                " measuring (see the load average), which makes every request and every byte slow and the"
@@ -81,9 +99,10 @@ def main():
         + ("" if ratio >= 10 else why),
         "",
         "- *chunked*: the defaults (chunks up to 2,000,000,000 bytes, read on an object store in concurrent"
-        " 64 MiB sub-range GETs, plus one GET per header); *one request per chunk*: the same chunks in one GET"
-        " each (the default before, on one stream per chunk); *16/32 MiB requests*: other sub-range sizes"
-        " (`requestBytes`); *legacy*: the loader's per-tensor path (`legacy=true`), one GET per"
+        " 64 MiB sub-range GETs, plus one GET per header, into memory mapped on demand); *one request per"
+        " chunk*: the same chunks in one GET each; *16/32/256 MiB requests*: other sub-range sizes"
+        " (`requestBytes`); *huge pages*: the defaults with `hugePages=true` (chunks in transparent huge"
+        " pages, whose first touch can stall on the kernel's compaction); *legacy*: the loader's per-tensor path (`legacy=true`), one GET per"
         " non-empty tensor with the same prefetch and concurrency settings.",
         "- Python rows count requests by construction (s3fs does not count them): s3fs's whole-file `cat_file`"
         " asks for the size (one HEAD per shard) and then fetches 50 MiB blocks concurrently; the per-tensor"
@@ -117,8 +136,10 @@ def main():
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     names = [r["variant"] for r in rows]
-    axes[0].barh(names, [r["seconds"] for r in rows], color="#4a7ab5")
-    axes[0].set_xlabel("seconds (median; lower is better)")
+    medians = [r["seconds"] for r in rows]
+    spread = [[m - r["min"] for m, r in zip(medians, rows)], [r["max"] - m for m, r in zip(medians, rows)]]
+    axes[0].barh(names, medians, xerr=spread, color="#4a7ab5", ecolor="#333333", capsize=3)
+    axes[0].set_xlabel("seconds (median, bars: fastest-slowest repeat; lower is better)")
     axes[0].invert_yaxis()
     axes[1].barh(names, [r["gets"] for r in rows], color="#c0504d")
     axes[1].set_xscale("log")

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Loader benchmark: chunked vs per-tensor loads of a checkpoint on s3proxy with a delay per request,
 # plus the Python peers (s3fs + safetensors), in one run; result in bench/results/loader.md + .png.
-# Usage: bench/loader/run.sh [MiB=1024] [tensors=1000] [latency ms=20] [repeats=3] [--cap-mbit N]
+# Usage: bench/loader/run.sh [MiB=1024] [tensors=1000] [latency ms=20] [repeats=5] [--cap-mbit N]
+#   Five repeats because single loads of one variant differ by up to 2x; the report gives the median
+#   and the spread. The default run takes about 5 minutes (2 cores), half of it the Python peers.
 #   --cap-mbit N also runs the Java variants inside a private network namespace whose loopback is
 #   capped with tc tbf (needs root and the ip/tc tools), and adds that table; --cap-only skips the
 #   uncapped run and reuses bench/results/raw/loader.json.
@@ -21,7 +23,7 @@ done
 mib="${args[0]:-1024}"
 tensors="${args[1]:-1000}"
 latency="${args[2]:-20}"
-repeats="${args[3]:-3}"
+repeats="${args[3]:-5}"
 work="$ST_ROOT/build/bench-loader"
 mkdir -p "$work" bench/results/raw
 

@@ -68,6 +68,24 @@ public final class HugePages {
      * @throws OutOfMemoryError if the memory cannot be had
      */
     public static MemorySegment allocate(Arena arena, long bytes) {
+        return map(arena, bytes, true);
+    }
+
+    /**
+     * {@code bytes} of zeroed anonymous memory owned by {@code arena}, in ordinary pages that the
+     * kernel supplies (zeroed) at first touch: unlike {@link Arena#allocate}, which zeroes every byte
+     * before returning, this costs nothing up front, so a buffer that is about to be filled (a read
+     * target) is touched once, by its writers, instead of twice. Ordinary arena memory where the
+     * calls are unavailable.
+     *
+     * @throws IllegalArgumentException if {@code bytes} is negative
+     * @throws OutOfMemoryError if the memory cannot be had
+     */
+    public static MemorySegment allocateOnDemand(Arena arena, long bytes) {
+        return map(arena, bytes, false);
+    }
+
+    private static MemorySegment map(Arena arena, long bytes, boolean huge) {
         Objects.requireNonNull(arena, "arena");
         if (bytes < 0) {
             throw new IllegalArgumentException("bytes must not be negative, got " + bytes);
@@ -75,7 +93,7 @@ public final class HugePages {
         if (CALLS == null || bytes == 0) {
             return arena.allocate(bytes, 64);
         }
-        long span = roundUp(bytes) + HUGE_PAGE_BYTES; // room to align the start to 2 MiB
+        long span = roundUp(bytes) + (huge ? HUGE_PAGE_BYTES : 0); // room to align the start to 2 MiB
         MemorySegment raw;
         try {
             raw = (MemorySegment) CALLS.mmap().invokeExact(MemorySegment.NULL, span, PROT_READ_WRITE,
@@ -86,14 +104,16 @@ public final class HugePages {
         if (raw.address() == -1L) { // MAP_FAILED
             return arena.allocate(bytes, 64);
         }
-        long start = roundUp(raw.address());
+        long start = huge ? roundUp(raw.address()) : raw.address();
         long rawAddress = raw.address();
         MemorySegment region = MemorySegment.ofAddress(start).reinterpret(bytes, arena, s -> unmap(rawAddress, span));
-        try {
-            int ignored = (int) CALLS.madvise().invokeExact(MemorySegment.ofAddress(start), roundUp(bytes),
-                    MADV_HUGEPAGE); // a refusal (THP off) only means small pages
-        } catch (Throwable t) {
-            throw rethrow(t);
+        if (huge) {
+            try {
+                int ignored = (int) CALLS.madvise().invokeExact(MemorySegment.ofAddress(start), roundUp(bytes),
+                        MADV_HUGEPAGE); // a refusal (THP off) only means small pages
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
         }
         return region;
     }

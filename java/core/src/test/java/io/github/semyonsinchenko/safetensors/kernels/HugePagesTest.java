@@ -50,6 +50,31 @@ class HugePagesTest {
         }
     }
 
+    /** On-demand memory is zeroed and arena-owned, and its pages arrive at first touch, not at allocation. */
+    @Test
+    void onDemandMemoryIsZeroedOwnedAndNotTouchedUpFront() throws IOException {
+        MemorySegment seg;
+        try (Arena arena = Arena.ofConfined()) {
+            seg = HugePages.allocateOnDemand(arena, 64 * MIB + 5);
+            assertEquals(64 * MIB + 5, seg.byteSize());
+            if (!HugePages.status().startsWith("unavailable")) {
+                long before = smapsKb(seg.address(), "Rss:");
+                seg.fill((byte) 0);
+                long after = smapsKb(seg.address(), "Rss:");
+                assertTrue(after - before >= 60 * 1024, "resident before touching " + before + " kB, after " + after);
+            }
+            for (long off = 0; off < seg.byteSize(); off += 4096) {
+                assertEquals(0, seg.get(ValueLayout.JAVA_BYTE, off));
+            }
+            seg.set(ValueLayout.JAVA_BYTE, seg.byteSize() - 1, (byte) 9);
+            assertEquals(9, seg.get(ValueLayout.JAVA_BYTE, seg.byteSize() - 1));
+            assertThrows(IndexOutOfBoundsException.class, () -> seg.get(ValueLayout.JAVA_BYTE, 64 * MIB + 5));
+            assertEquals(0, HugePages.allocateOnDemand(arena, 0).byteSize());
+            assertThrows(IllegalArgumentException.class, () -> HugePages.allocateOnDemand(arena, -1));
+        }
+        assertThrows(IllegalStateException.class, () -> seg.get(ValueLayout.JAVA_BYTE, 0));
+    }
+
     @Test
     void copyOfCopiesAndEmptyAndNegativeSizes() {
         try (Arena arena = Arena.ofConfined()) {
@@ -64,8 +89,12 @@ class HugePagesTest {
         }
     }
 
-    /** The AnonHugePages line of the /proc/self/smaps entry holding {@code address}. */
     private static long anonHugePagesKb(long address) throws IOException {
+        return smapsKb(address, "AnonHugePages:");
+    }
+
+    /** The {@code field} line (kB) of the /proc/self/smaps entry holding {@code address}. */
+    private static long smapsKb(long address, String field) throws IOException {
         List<String> lines = Files.readAllLines(Path.of("/proc/self/smaps"));
         boolean inside = false;
         for (String line : lines) {
@@ -74,7 +103,7 @@ class HugePagesTest {
                 long lo = Long.parseUnsignedLong(range[0], 16);
                 long hi = Long.parseUnsignedLong(range[1], 16);
                 inside = address >= lo && address < hi;
-            } else if (inside && line.startsWith("AnonHugePages:")) {
+            } else if (inside && line.startsWith(field)) {
                 return Long.parseLong(line.replaceAll("[^0-9]", ""));
             }
         }

@@ -191,10 +191,10 @@ class LocalLoadTest {
     }
 
     @Test
-    void largeChunksLiveInHugePageAlignedMemory() throws Exception {
+    void withHugePagesLargeChunksLiveInHugePageAlignedMemory() throws Exception {
         List<Path> files = TestCheckpoints.write(tmp.resolve("ckpt"), 1, 8, 2_000_000, 14);
         Map<String, byte[]> reference = TestCheckpoints.reference(files);
-        try (SafetensorsLoader loader = SafetensorsLoader.open(config().chunkBytes(64 << 20).build(),
+        try (SafetensorsLoader loader = SafetensorsLoader.open(config().chunkBytes(64 << 20).hugePages(true).build(),
                 uri(files.get(0)))) {
             Chunk only = loader.plan().chunks().getFirst();
             assertEquals(1, loader.plan().chunks().size());
@@ -363,18 +363,55 @@ class LocalLoadTest {
         }
     }
 
+    /** A large chunk (memory mapped on demand) whose one sub-range stays short: typed error, nothing handed out, memory freed. */
+    @Test
+    void aShortSubRangeOfALargeChunkFailsItWholeAndFreesIt() throws Exception {
+        List<Path> files = TestCheckpoints.write(tmp.resolve("big"), 1, 8, 2_000_000, 15);
+        Map<String, byte[]> reference = TestCheckpoints.reference(files);
+        LoaderConfig.Builder big = config().chunkBytes(64 << 20).requestBytes(3 << 20);
+        Chunk doomed;
+        try (SafetensorsLoader probe = SafetensorsLoader.open(big.build(), uri(files.get(0)))) {
+            doomed = probe.plan().chunks().getFirst();
+        }
+        assertTrue(doomed.byteSize() >= SafetensorsLoader.HUGE_PAGE_MIN_BYTES, doomed.byteSize() + " bytes");
+        assertTrue(doomed.ranges().size() >= 3, doomed.ranges().size() + " ranges");
+        long shortOne = doomed.ranges().get(1).offset();
+        FaultyFileSystem.faults = (offset, length, i) -> offset == shortOne ? FaultyFileSystem.Fault.TRUNCATE
+                : FaultyFileSystem.Fault.NONE;
+        SafetensorsLoader loader = SafetensorsLoader.open(big.build(), uri(files.get(0)));
+        try {
+            ChunkReadException e = assertThrows(ChunkReadException.class, loader::next,
+                    "no tensor of a chunk with a short range may be handed out");
+            assertEquals(doomed, e.chunk());
+            String msg = e.getMessage();
+            assertTrue(msg.contains(files.get(0).getFileName().toString()), msg);
+            assertTrue(msg.contains("[" + doomed.start() + ", " + doomed.end() + ")"), msg);
+            assertTrue(msg.contains(doomed.tensors().getFirst().name()), msg);
+            assertTrue(msg.contains("4 attempt"), msg);
+        } finally {
+            loader.close();
+        }
+        assertEquals(0, loader.residentBytes(), "the failed chunk's memory is freed at close");
+        FaultyFileSystem.faults = (offset, length, i) -> FaultyFileSystem.Fault.NONE;
+        try (SafetensorsLoader again = SafetensorsLoader.open(big.build(), uri(files.get(0)))) {
+            assertEquals(reference.size(), TestCheckpoints.loadAndCheck(again, reference).size());
+        }
+    }
+
     @Test
     void configurationComesFromPropertiesThenEnvironment() {
         Map<String, String> props = Map.of("safetensors.loader.chunkBytes", "1_000_000",
                 "safetensors.loader.legacy", "true");
         Map<String, String> env = Map.of("SAFETENSORS_LOADER_CHUNK_BYTES", "5",
-                "SAFETENSORS_LOADER_MAX_CONCURRENT_CHUNKS", "9", "SAFETENSORS_LOADER_PREFETCH_DEPTH", "0");
+                "SAFETENSORS_LOADER_MAX_CONCURRENT_CHUNKS", "9", "SAFETENSORS_LOADER_PREFETCH_DEPTH", "0",
+                "SAFETENSORS_LOADER_HUGE_PAGES", "TRUE");
         LoaderConfig c = LoaderConfig.fromEnvironment(props::get, env).build();
         assertEquals(1_000_000, c.chunkBytes());
         assertTrue(c.legacy());
         assertEquals(9, c.maxConcurrentChunks());
         assertEquals(0, c.prefetchDepth());
         assertEquals(8, c.workerThreads());
+        assertTrue(c.hugePages());
         LoaderConfig d = LoaderConfig.builder().build();
         assertEquals(2_000_000_000L, d.chunkBytes());
         assertEquals(0, d.requestBytes());
@@ -387,10 +424,14 @@ class LocalLoadTest {
         assertEquals(1000, LoaderConfig.builder().requestBytes(1000).build()
                 .requestBytesFor(List.of("s3a://bucket/b.safetensors")));
         assertNull(d.convertTo());
+        assertFalse(d.hugePages(), "huge pages are opt-in: their first touch can stall on compaction");
         assertNotNull(d.hadoopConf());
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
                 () -> LoaderConfig.fromEnvironment(k -> null, Map.of("SAFETENSORS_LOADER_BYTE_BUDGET", "lots")));
         assertTrue(bad.getMessage().contains("byteBudget"), bad.getMessage());
+        IllegalArgumentException notBool = assertThrows(IllegalArgumentException.class,
+                () -> LoaderConfig.fromEnvironment(k -> null, Map.of("SAFETENSORS_LOADER_HUGE_PAGES", "yes")));
+        assertTrue(notBool.getMessage().contains("hugePages"), notBool.getMessage());
         assertThrows(IllegalArgumentException.class, () -> LoaderConfig.builder().rank(2, 2).build());
         assertThrows(IllegalArgumentException.class, () -> LoaderConfig.builder().chunkBytes(0).build());
     }

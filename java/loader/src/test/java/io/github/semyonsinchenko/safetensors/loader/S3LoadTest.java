@@ -164,4 +164,27 @@ class S3LoadTest {
             assertEquals(0, delta(before, counters(), "action_http_head_request"));
         }
     }
+
+    /** A chunk large enough for on-demand memory, filled by concurrent sub-range GETs, arrives bit-exact. */
+    @Test
+    void largeChunksFilledBySubRangeGetsAreBitExact() throws Exception {
+        List<Path> big = TestCheckpoints.write(tmp.resolve("big"), 1, 8, 2_000_000, 14);
+        Map<String, byte[]> bigReference = TestCheckpoints.reference(big);
+        String uri = "s3a://models/big/" + big.get(0).getFileName();
+        upload(fs, big.get(0), uri);
+        Map<String, Long> before = counters();
+        try (SafetensorsLoader loader = SafetensorsLoader.open(config().chunkBytes(64 << 20).requestBytes(3 << 20)
+                .build(), uri)) {
+            Chunk only = loader.plan().chunks().getFirst();
+            assertEquals(1, loader.plan().chunks().size());
+            assertTrue(only.byteSize() >= SafetensorsLoader.HUGE_PAGE_MIN_BYTES, only.byteSize() + " bytes");
+            assertTrue(only.ranges().size() >= 3, only.ranges().size() + " ranges");
+            assertEquals(bigReference.size(), TestCheckpoints.loadAndCheck(loader, bigReference).size());
+            Map<String, Long> after = counters();
+            assertEquals(only.ranges().size() + 1L, delta(before, after, "action_http_get_request"),
+                    "one GET per sub-range plus the header; " + S3ProxyServer.describe(after));
+            assertEquals(0, delta(before, after, "action_http_head_request"));
+            assertEquals(only.byteSize(), loader.stats().dataBytes());
+        }
+    }
 }

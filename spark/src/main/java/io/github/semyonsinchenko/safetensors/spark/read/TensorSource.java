@@ -165,10 +165,7 @@ abstract class TensorSource implements Closeable {
         Ranged(FileSystem fs, Path path, long length) throws IOException {
             this.source = path.toString();
             // The listed length spares S3A a HEAD; we read ranges, never the file sequentially.
-            FSDataInputStream s = FutureIO.awaitFuture(fs.openFile(path)
-                    .opt(RangeReads.READ_POLICY, "random, vector")
-                    .optLong("fs.option.openfile.length", length)
-                    .build());
+            FSDataInputStream s = openListed(fs, path, length);
             boolean ok = false;
             try {
                 this.header = readHeader(s, length, source);
@@ -208,12 +205,23 @@ abstract class TensorSource implements Closeable {
         }
     }
 
-    /** Reads the header of one file, through the Hadoop FileSystem (driver-side schema inference). */
+    /**
+     * Reads the header of one file, through the Hadoop FileSystem (driver-side schema inference).
+     * Opened with the listed length, like {@link Ranged}: a plain {@code open} costs S3A a HEAD per file.
+     */
     static Header readHeader(DatasetFile file, Configuration conf) throws IOException {
         Path path = new Path(file.path());
         FileSystem fs = path.getFileSystem(conf);
-        try (FSDataInputStream in = fs.open(path)) {
+        try (FSDataInputStream in = openListed(fs, path, file.length())) {
             return readHeader(in, file.length(), path.toString());
         }
+    }
+
+    /** Opens for ranged reads with the length from the listing, so the store needs no status request. */
+    static FSDataInputStream openListed(FileSystem fs, Path path, long length) throws IOException {
+        return FutureIO.awaitFuture(fs.openFile(path)
+                .opt(RangeReads.READ_POLICY, "random, vector")
+                .optLong("fs.option.openfile.length", length)
+                .build());
     }
 }

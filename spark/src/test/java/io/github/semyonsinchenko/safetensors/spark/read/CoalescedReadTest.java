@@ -118,6 +118,16 @@ class CoalescedReadTest extends SparkTestBase {
         return dataReads(headers);
     }
 
+    /** Schema inference and the read both open tensor files with the listed length: no HEAD per file on S3A. */
+    @Test
+    void aQueryOpensNoTensorFileWithoutItsListedLength() throws Exception {
+        List<Row> rows = reader().load(CountingFileSystem.uri(many)).select(col(name(3) + ".data")).collectAsList();
+        assertArrayEquals(values(3, TENSOR_BYTES), (byte[]) rows.getFirst().get(0));
+        assertTrue(CountingFileSystem.tensorFileOpens() >= 2, "schema inference and the read open the file");
+        assertEquals(0, CountingFileSystem.TENSOR_FILE_BLIND_OPENS.get(),
+                "opens without the listed length (a HEAD each on S3A)");
+    }
+
     @Test
     void theSelectedTensorsOfAFileComeInOneReadInsteadOfOnePerTensor() throws Exception {
         List<Integer> all = new ArrayList<>();

@@ -14,18 +14,23 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
  * The local file system under the scheme {@code countfs}, so the connector treats it as remote
  * (positioned range reads, no mmap), and counting which files are opened, how many bytes are read
  * from {@code .safetensors} files and in how many positioned requests ({@code readFully} calls,
- * which is what each ranged read of the connector becomes on this file system).
+ * which is what each ranged read of the connector becomes on this file system), and how many
+ * {@code .safetensors} opens came without the listed length or status: on S3A each of those costs a
+ * HEAD request.
  */
 public class CountingFileSystem extends RawLocalFileSystem {
     public static final String SCHEME = "countfs";
     static final Map<String, AtomicLong> OPENS = new ConcurrentHashMap<>();
     static final AtomicLong TENSOR_FILE_BYTES = new AtomicLong();
     static final AtomicLong TENSOR_FILE_REQUESTS = new AtomicLong();
+    static final AtomicLong TENSOR_FILE_BLIND_OPENS = new AtomicLong();
+    private static final ThreadLocal<Boolean> KNOWN_LENGTH = ThreadLocal.withInitial(() -> false);
 
     static void reset() {
         OPENS.clear();
         TENSOR_FILE_BYTES.set(0);
         TENSOR_FILE_REQUESTS.set(0);
+        TENSOR_FILE_BLIND_OPENS.set(0);
     }
 
     /** Opens of files whose name ends with .safetensors. */
@@ -53,7 +58,24 @@ public class CountingFileSystem extends RawLocalFileSystem {
         FSDataInputStream in = super.open(f, bufferSize);
         OPENS.computeIfAbsent(f.getName(), k -> new AtomicLong()).incrementAndGet();
         boolean tensors = f.getName().endsWith(".safetensors");
+        if (tensors && !KNOWN_LENGTH.get()) {
+            TENSOR_FILE_BLIND_OPENS.incrementAndGet();
+        }
         return new FSDataInputStream(new Counting(in, tensors));
+    }
+
+    /** The builder's open ({@code openFile}); it knows the length when given the status or the length option. */
+    @Override
+    protected java.util.concurrent.CompletableFuture<FSDataInputStream> openFileWithOptions(Path path,
+            org.apache.hadoop.fs.impl.OpenFileParameters parameters) throws IOException {
+        boolean known = parameters.getStatus() != null
+                || parameters.getOptions().get("fs.option.openfile.length") != null;
+        KNOWN_LENGTH.set(known);
+        try {
+            return super.openFileWithOptions(path, parameters); // evaluated here, in this thread
+        } finally {
+            KNOWN_LENGTH.set(false);
+        }
     }
 
     private static final class Counting extends FSInputStream {
