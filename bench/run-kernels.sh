@@ -119,8 +119,14 @@ st_uv run -q --project bench/python python bench/python/kernels_peer.py "${peer_
 
 ended=$(stamp)
 extra="$*"
+# A run with a benchmark regex makes one JMH run with $jmh_args only.
+if [ -n "$extra" ]; then
+  jmh_desc="$jmh_args ${extra//[\"\\]/}"
+else
+  jmh_desc="$jmh_args; native row gathers: $gather_args; fault guard: $guard_args"
+fi
 cat >"$raw/run.json" <<EOF
-{"mode": "$mode", "started": "$started", "ended": "$ended", "jmh_args": "$jmh_args ${extra//[\"\\]/}; native row gathers: $gather_args; fault guard: $guard_args",
+{"mode": "$mode", "started": "$started", "ended": "$ended", "jmh_args": "$jmh_desc",
  "loadavg_end": ["$(cut -d' ' -f1 /proc/loadavg)", "$(cut -d' ' -f2 /proc/loadavg)", "$(cut -d' ' -f3 /proc/loadavg)"]}
 EOF
 
