@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the conversion and gather kernels and writes bench/results/kernels.md + kernels.png.
 #
-#   bench/run-kernels.sh            the measurement (about 35 minutes on 2 cores; run it on a quiet machine)
+#   bench/run-kernels.sh            the measurement (about 50 minutes on 2 cores; run it on a quiet machine)
 #   bench/run-kernels.sh --quick    a smoke run (about 10 minutes): proves the harness works end to end and
 #                                   writes to bench/results/smoke/ (ignored by git), never over the real results
 #
@@ -25,6 +25,7 @@ if [ "$mode" = quick ]; then
   out_dir=bench/results/smoke
   default_jmh="-wi 1 -w 300ms -i 2 -r 200ms -f 1"
   gather_jmh="$default_jmh"
+  guard_jmh="$default_jmh"
   peer_args=(--quick)
 else
   out_dir=bench/results
@@ -36,18 +37,23 @@ else
   # (the target and its 4 KiB-page info rows) get 3 forks of 10 iterations, enough to bring the
   # error under 10%; the other gathers (scalar, vector, gather-and-convert) are for information.
   gather_jmh="-wi 3 -w 1s -i 10 -r 1s -f 3"
+  # The fault guard's cost compares two means, so both need a small error: with 4 iterations of one
+  # fork, JMH's 99.9% interval uses Student's t for 3 degrees of freedom (about 12.9) and came out at
+  # +-13% to +-36% on two of the four cells. 3 forks x 10 iterations (t about 3.7) as for the gathers.
+  guard_jmh="-wi 3 -w 1s -i 10 -r 1s -f 3"
   peer_args=()
 fi
 jmh_args="${JMH_ARGS:-$default_jmh} -bm avgt -tu ns -prof gc"
 gather_args="${JMH_ARGS:-$gather_jmh} -bm avgt -tu ns -prof gc"
+guard_args="${JMH_ARGS:-$guard_jmh} -bm avgt -tu ns -prof gc"
 # The benchmarks of this report (the jar has others, e.g. OpenBench for bench/run-open.sh).
 main_regex='ConvertBench|ConvertOtherBench|CopyBench|JdkF16Bench'
 native_gather_regex='Gather(Thp)?Bench\.gather$'
 other_gather_regex='Gather(Thp)?Bench\.gatherF16ToF32'
 guard_params='-p conversion=BF16_TO_F32,F32_TO_BF16_RNE -p path=native -p memory=offheap'
-# Forks of the full mode: main 127 x ~9 s, native row gathers 6 x 3 x ~16 s, other gathers 22 x ~10 s,
-# fault guard on/off 2 x 4 x ~9 s: about 30 minutes of JMH (34 under a load average of 14), plus the
-# numpy peer and the build.
+# Forks of the full mode: main 127 x ~9 s, native row gathers 12 x 3 x ~16 s (GatherThpBench: huge and
+# 4 KiB pages, 1 and 2 threads), other gathers 28 x ~10 s, fault guard on/off 2 x 4 x 3 x ~16 s: about
+# 45 minutes of JMH, plus the numpy peer and the build.
 
 raw="$out_dir/raw"
 mkdir -p "$raw"
@@ -98,9 +104,9 @@ else
   jmh "$raw/jmh-gather-scalar-vector.json" $jmh_args "GatherBench\.gather$" -p path=scalar,vector
   jmh "$raw/jmh-gather-convert.json" $jmh_args "$other_gather_regex"
   # The fault guard's cost: a widening and a narrowing, native, with the guard, then without it.
-  echo "    fault guard on, then off (SAFETENSORS_NATIVE_FAULT_GUARD=0): $jmh_args ConvertBench $guard_params"
-  jmh "$raw/jmh-guard-on.json" $jmh_args 'ConvertBench' $guard_params
-  SAFETENSORS_NATIVE_FAULT_GUARD=0 jmh "$raw/jmh-guard-off.json" $jmh_args 'ConvertBench' $guard_params
+  echo "    fault guard on, then off (SAFETENSORS_NATIVE_FAULT_GUARD=0): $guard_args ConvertBench $guard_params"
+  jmh "$raw/jmh-guard-on.json" $guard_args 'ConvertBench' $guard_params
+  SAFETENSORS_NATIVE_FAULT_GUARD=0 jmh "$raw/jmh-guard-off.json" $guard_args 'ConvertBench' $guard_params
   python3 -c 'import json, sys; json.dump(sum((json.load(open(f)) for f in sys.argv[2:]), []), open(sys.argv[1], "w"), indent=1)' \
     "$raw/jmh.json" "$raw/jmh-main.json" "$raw/jmh-gather-native.json" "$raw/jmh-gather-scalar-vector.json" \
     "$raw/jmh-gather-convert.json"
@@ -113,8 +119,14 @@ st_uv run -q --project bench/python python bench/python/kernels_peer.py "${peer_
 
 ended=$(stamp)
 extra="$*"
+# A run with a benchmark regex makes one JMH run with $jmh_args only.
+if [ -n "$extra" ]; then
+  jmh_desc="$jmh_args ${extra//[\"\\]/}"
+else
+  jmh_desc="$jmh_args; native row gathers: $gather_args; fault guard: $guard_args"
+fi
 cat >"$raw/run.json" <<EOF
-{"mode": "$mode", "started": "$started", "ended": "$ended", "jmh_args": "$jmh_args ${extra//[\"\\]/}; native row gathers: $gather_args",
+{"mode": "$mode", "started": "$started", "ended": "$ended", "jmh_args": "$jmh_desc",
  "loadavg_end": ["$(cut -d' ' -f1 /proc/loadavg)", "$(cut -d' ' -f2 /proc/loadavg)", "$(cut -d' ' -f3 /proc/loadavg)"]}
 EOF
 

@@ -8,6 +8,8 @@ import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -29,6 +31,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * table with 2 MiB pages, while a plain {@code Arena} allocation (or the Java heap without
  * {@code -XX:+UseTransparentHugePages}) has 4 KiB pages and a TLB miss on nearly every random row.
  * The indices and destination are ordinary off-heap memory.
+ *
+ * <p>{@code threads} 2 is the parallel gather ({@code Kernels.gather} with an executor): the
+ * calling thread and one pool thread each gather half the indices. {@code memory} "offheap" puts
+ * the table in ordinary 4 KiB pages instead, for the report's information rows.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -42,8 +48,11 @@ public class GatherThpBench {
     @Param({"native"})
     public String path;
 
-    @Param({"offheap-thp"})
+    @Param({"offheap-thp", "offheap"})
     public String memory;
+
+    @Param({"1", "2"})
+    public int threads;
 
     @Param({"1073741824"})
     public long tableBytes;
@@ -57,6 +66,7 @@ public class GatherThpBench {
     private IndexType type;
     private MemorySegment rowsOut;
     private MemorySegment floatsOut;
+    private ExecutorService pool;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -65,7 +75,12 @@ public class GatherThpBench {
         arena = Arena.ofShared();
         long rowBytes = GatherBench.ROW_ELEMS * 2;
         long rows = tableBytes / rowBytes;
-        table = HugePages.allocate(arena, rows * rowBytes);
+        table = switch (memory) {
+            case "offheap-thp" -> HugePages.allocate(arena, rows * rowBytes);
+            case "offheap" -> arena.allocate(rows * rowBytes, 64);
+            default -> throw new IllegalArgumentException("memory must be offheap-thp or offheap, got " + memory);
+        };
+        pool = threads > 1 ? Executors.newFixedThreadPool(threads - 1) : null;
         Buffers.fillF16Table(table, 7);
         // Evidence that the advice took: about 1 GiB here means the table is in 2 MiB pages.
         System.err.println("GatherThpBench: AnonHugePages " + Buffers.anonHugePagesKb() + " kB after filling the table");
@@ -78,16 +93,20 @@ public class GatherThpBench {
 
     @TearDown(Level.Trial)
     public void tearDown() {
+        if (pool != null) {
+            pool.shutdownNow();
+        }
         arena.close();
     }
 
     @Benchmark
     public void gather() {
-        Kernels.gather(table, GatherBench.ROW_ELEMS * 2, idx, type, rowsOut);
+        Kernels.gather(table, GatherBench.ROW_ELEMS * 2, idx, type, rowsOut, pool, threads);
     }
 
     @Benchmark
     public void gatherF16ToF32() {
-        Kernels.gatherConvert(Conversion.F16_TO_F32, table, GatherBench.ROW_ELEMS, idx, type, floatsOut);
+        Kernels.gatherConvert(Conversion.F16_TO_F32, table, GatherBench.ROW_ELEMS, idx, type, floatsOut, pool,
+                threads);
     }
 }

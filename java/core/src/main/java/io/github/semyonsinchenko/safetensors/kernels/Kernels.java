@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 
 /**
  * The one entry point to the dtype-conversion and gather kernels.
@@ -25,6 +26,8 @@ import java.util.Optional;
  *       {@code rowBytes} bytes picked from {@code table} by index, packed into {@code dst}.
  *   <li>{@link #gatherConvert(Conversion, MemorySegment, long, MemorySegment, IndexType,
  *       MemorySegment)}: the same for rows of F16 or BF16 values, written as F32.
+ *   <li>Both gathers also take an {@link Executor} and a parallelism, to split one large gather
+ *       over several threads; without them a call runs on the calling thread only.
  * </ul>
  *
  * <p>Segments may be read-only mmap slices, heap segments or native memory, at any alignment.
@@ -284,19 +287,52 @@ public final class Kernels {
                 "indices"), IndexType.I64, dst);
     }
 
+    /**
+     * {@link #gather(MemorySegment, long, MemorySegment, IndexType, MemorySegment)} split over up to
+     * {@code parallelism} threads: the indices are cut into contiguous ranges of at least 256 KiB of
+     * output each, the calling thread gathers the first range and {@code executor} the others, each
+     * range into its own part of {@code dst}. Every index is still checked before any row is written
+     * and read once by the kernel. The call returns or throws only after every range has ended;
+     * an error from any range is the same exception the single-threaded call throws (the lowest
+     * range's, with the others suppressed). A range the executor rejects runs on the calling thread.
+     * The segments must be accessible from other threads (not of a confined arena).
+     *
+     * <p>The plain overloads stay single-threaded on purpose: callers that already run many gathers
+     * at once (a sampler's workers, Spark tasks) would only oversubscribe the cores if every call
+     * also fanned out. Use this form for one large gather on otherwise idle cores.
+     *
+     * @throws IllegalArgumentException if {@code parallelism < 1}, if {@code parallelism > 1} and a
+     *     segment belongs to a confined arena, and as the single-threaded form
+     * @throws NullPointerException if {@code parallelism > 1} and {@code executor} is null
+     */
+    public static void gather(MemorySegment table, long rowBytes, MemorySegment indices, IndexType indexType,
+            MemorySegment dst, Executor executor, int parallelism) {
+        gather(backend(), table, rowBytes, indices, indexType, dst, executor, parallelism);
+    }
+
     static void gather(Backend b, MemorySegment table, long rowBytes, MemorySegment indices, IndexType indexType,
             MemorySegment dst) {
+        gather(b, table, rowBytes, indices, indexType, dst, null, 1);
+    }
+
+    static void gather(Backend b, MemorySegment table, long rowBytes, MemorySegment indices, IndexType indexType,
+            MemorySegment dst, Executor executor, int parallelism) {
+        GatherSlices.requireParallelism(executor, parallelism, table, indices, dst);
         b.ensureUsable();
         Arguments.Gather a = Arguments.gather(table, rowBytes, indices, indexType, dst);
         if (a == null) {
             return;
         }
-        try {
-            b.gather(table, a.nRows(), rowBytes, indices, indexType, a.nIdx(), a.dst());
-            b.afterCall();
-        } catch (NativeBackend.Fault | InternalError e) {
-            throw fault(e, "Kernels.gather", "table", table, "indices", indices, "dst", a.dst());
-        }
+        int ib = indexType.bytes();
+        GatherSlices.run(a.nIdx(), rowBytes, executor, parallelism, (from, n) -> {
+            try {
+                b.gather(table, a.nRows(), rowBytes, indices.asSlice(from * ib, n * ib), indexType, n,
+                        a.dst().asSlice(from * rowBytes, n * rowBytes));
+                b.afterCall();
+            } catch (NativeBackend.Fault | InternalError e) {
+                throw fault(e, "Kernels.gather", "table", table, "indices", indices, "dst", a.dst());
+            }
+        });
     }
 
     /**
@@ -326,19 +362,41 @@ public final class Kernels {
         gatherConvert(backend(), c, table, rowElems, idx, IndexType.I64, floatsFrom(dst, dstOffset));
     }
 
+    /**
+     * {@link #gatherConvert(Conversion, MemorySegment, long, MemorySegment, IndexType, MemorySegment)}
+     * split over up to {@code parallelism} threads, as
+     * {@link #gather(MemorySegment, long, MemorySegment, IndexType, MemorySegment, Executor, int)}.
+     */
+    public static void gatherConvert(Conversion c, MemorySegment table, long rowElems, MemorySegment indices,
+            IndexType indexType, MemorySegment dst, Executor executor, int parallelism) {
+        gatherConvert(backend(), c, table, rowElems, indices, indexType, dst, executor, parallelism);
+    }
+
     static void gatherConvert(Backend b, Conversion c, MemorySegment table, long rowElems, MemorySegment indices,
             IndexType indexType, MemorySegment dst) {
+        gatherConvert(b, c, table, rowElems, indices, indexType, dst, null, 1);
+    }
+
+    static void gatherConvert(Backend b, Conversion c, MemorySegment table, long rowElems, MemorySegment indices,
+            IndexType indexType, MemorySegment dst, Executor executor, int parallelism) {
+        GatherSlices.requireParallelism(executor, parallelism, table, indices, dst);
         b.ensureUsable();
         Arguments.Gather a = Arguments.gatherConvert(c, table, rowElems, indices, indexType, dst);
         if (a == null) {
             return;
         }
-        try {
-            b.gatherConvert(c, table, a.nRows(), rowElems, indices, indexType, a.nIdx(), a.dst());
-            b.afterCall();
-        } catch (NativeBackend.Fault | InternalError e) {
-            throw fault(e, "Kernels.gatherConvert(" + c + ")", "table", table, "indices", indices, "dst", a.dst());
-        }
+        int ib = indexType.bytes();
+        long dstRow = rowElems * 4;
+        GatherSlices.run(a.nIdx(), dstRow, executor, parallelism, (from, n) -> {
+            try {
+                b.gatherConvert(c, table, a.nRows(), rowElems, indices.asSlice(from * ib, n * ib), indexType, n,
+                        a.dst().asSlice(from * dstRow, n * dstRow));
+                b.afterCall();
+            } catch (NativeBackend.Fault | InternalError e) {
+                throw fault(e, "Kernels.gatherConvert(" + c + ")", "table", table, "indices", indices, "dst",
+                        a.dst());
+            }
+        });
     }
 
     /**

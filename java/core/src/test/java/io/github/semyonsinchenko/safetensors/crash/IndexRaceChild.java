@@ -10,11 +10,13 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Child JVM: gathers run while another thread keeps flipping their indices between good rows and
- * bad values (off-heap segment, heap long[] and int[]). Every call must either finish or throw
+ * bad values (off-heap segment, heap long[] and int[]; single-threaded and split over two threads). Every call must either finish or throw
  * {@link IndexOutOfBoundsException}; every row written must be a row of the table. The table is
  * the first page of a mapped file whose second page was truncated away, so a read past the table
  * faults (and would be reported, failing the run) instead of passing silently. Exits 0 when clean.
@@ -24,7 +26,7 @@ public final class IndexRaceChild {
     private static final int ROW_BYTES = 32;
     private static final int PAGE = 4096;
     private static final int ROWS = PAGE / ROW_BYTES; // 128
-    private static final int N_IDX = 4096;
+    private static final int N_IDX = 16384; // 512 KiB of rows: the parallel calls split in two
     private static final long[] BAD = {ROWS, -1, Long.MAX_VALUE, 1L << 40, ROWS + 1000};
 
     public static void main(String[] args) throws Exception {
@@ -72,6 +74,7 @@ public final class IndexRaceChild {
             });
             writer.setDaemon(true);
             writer.start();
+            ExecutorService pool = Executors.newSingleThreadExecutor();
 
             MemorySegment dst = arena.allocate((long) N_IDX * ROW_BYTES * 2, 64);
             float[] floats = new float[N_IDX * ROW_BYTES / 2];
@@ -85,14 +88,17 @@ public final class IndexRaceChild {
                 dst.fill((byte) 0xEE);
                 java.util.Arrays.fill(floats, -1f);
                 try {
-                    switch (call++ % 5) {
+                    switch (call++ % 7) {
                         case 0 -> Kernels.gather(table, ROW_BYTES, idxSeg, IndexType.I64, dst);
                         case 1 -> Kernels.gather(table, ROW_BYTES, idxLong, 0, N_IDX, dst);
                         case 2 -> Kernels.gather(table, ROW_BYTES, idxInt, 0, N_IDX, dst);
                         case 3 -> Kernels.gatherConvert(Conversion.BF16_TO_F32, table, ROW_BYTES / 2, idxLong, 0,
                                 N_IDX, floats, 0);
-                        default -> Kernels.gatherConvert(Conversion.BF16_TO_F32, table, ROW_BYTES / 2, idxInt, 0,
+                        case 4 -> Kernels.gatherConvert(Conversion.BF16_TO_F32, table, ROW_BYTES / 2, idxInt, 0,
                                 N_IDX, floats, 0);
+                        case 5 -> Kernels.gather(table, ROW_BYTES, idxSeg, IndexType.I64, dst, pool, 2);
+                        default -> Kernels.gatherConvert(Conversion.BF16_TO_F32, table, ROW_BYTES / 2,
+                                MemorySegment.ofArray(idxLong), IndexType.I64, MemorySegment.ofArray(floats), pool, 2);
                     }
                     ok++;
                 } catch (IndexOutOfBoundsException e) {
@@ -109,6 +115,7 @@ public final class IndexRaceChild {
             }
             stop.set(true);
             writer.join();
+            pool.shutdownNow();
             System.out.printf("%d calls finished, %d rejected a bad index (%d of them after the first check)%n",
                     ok, rejected, changedDuring);
             System.out.println((clean ? "ALL CLEAN" : "FAILED") + " on " + Kernels.description());

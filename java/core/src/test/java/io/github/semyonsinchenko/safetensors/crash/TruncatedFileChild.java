@@ -84,6 +84,19 @@ public final class TruncatedFileChild {
                     Conversion.BF16_TO_F32, bf16.data(), ROW_ELEMS, idx, 0, idx.length, heapOut, 0)));
             results.put("gatherConvert F16 int[]", expect(file, "c_f16", () -> Kernels.gatherConvert(
                     Conversion.F16_TO_F32, f16.data(), ROW_ELEMS, new int[] {3, ROWS - 1}, 0, 2, heapOut, 0)));
+            // 1024 rows of 512 bytes: two ranges, both on lost pages, the second on the executor's thread.
+            long[] manyIdx = new long[1024];
+            for (int i = 0; i < manyIdx.length; i++) {
+                manyIdx[i] = ROWS - 1 - i % 100;
+            }
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+            results.put("parallel gather", expect(file, "b_bf16", () -> Kernels.gather(bf16.data(), ROW_ELEMS * 2L,
+                    MemorySegment.ofArray(manyIdx), IndexType.I64, MemorySegment.ofArray(new byte[1024 * 512]), pool,
+                    2)));
+            results.put("parallel gatherConvert", expect(file, "c_f16", () -> Kernels.gatherConvert(
+                    Conversion.F16_TO_F32, f16.data(), ROW_ELEMS, MemorySegment.ofArray(manyIdx), IndexType.I64,
+                    MemorySegment.ofArray(new float[1024 * ROW_ELEMS]), pool, 2)));
+            pool.shutdownNow();
             results.put("Tensor.getShort", expect(file, "b_bf16", () -> bf16.getShort(bf16.elementCount() - 1)));
             results.put("Tensor.getAsDouble", expect(file, "c_f16", () -> f16.getAsDouble(7)));
             results.put("Tensor.getFloat", expect(file, "a_f32", () -> f32.getFloat(n - 1)));
