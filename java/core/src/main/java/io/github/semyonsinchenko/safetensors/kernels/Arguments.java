@@ -223,6 +223,6 @@ final class Arguments {
     static IndexOutOfBoundsException indexChanged(long i, long v, long nRows) {
         return new IndexOutOfBoundsException("indices[" + i + "] = " + v + " is outside [0, " + nRows
                 + ") although it was inside when checked: another thread changed the indices during the gather;"
-                + " rows before it may have been written");
+                + " rows before it (in a parallel gather: of any range) may have been written");
     }
 }

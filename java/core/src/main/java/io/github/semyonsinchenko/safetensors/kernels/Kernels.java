@@ -295,7 +295,9 @@ public final class Kernels {
      * and read once by the kernel. The call returns or throws only after every range has ended;
      * an error from any range is the same exception the single-threaded call throws (the lowest
      * range's, with the others suppressed). A range the executor rejects runs on the calling thread.
-     * The segments must be accessible from other threads (not of a confined arena).
+     * The segments must be accessible from other threads (not of a confined arena). Because the
+     * call waits for its ranges, do not pass the pool the calling thread itself runs on when that
+     * pool may be fully busy: the ranges would wait for a free thread that never comes.
      *
      * <p>The plain overloads stay single-threaded on purpose: callers that already run many gathers
      * at once (a sampler's workers, Spark tasks) would only oversubscribe the cores if every call

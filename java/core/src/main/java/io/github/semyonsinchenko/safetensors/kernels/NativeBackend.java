@@ -190,7 +190,7 @@ final class NativeBackend extends Backend {
             // Kernels checked every index before the call, so the native check saw another value.
             case 2 -> new IndexOutOfBoundsException(call + " returned ST_ERR_INDEX: a gather index was outside [0,"
                     + " n_rows) although it was inside when checked; another thread changed the indices during the"
-                    + " gather, and rows before it may have been written");
+                    + " gather, and rows before it (in a parallel gather: of any range) may have been written");
             case 3 -> new UnsupportedOperationException(call + " returned ST_ERR_UNSUPPORTED: the native ISA level '"
                     + LIB.isaName() + "' cannot run on this CPU");
             case 4 -> new IllegalArgumentException(call + " returned ST_ERR_ARGUMENT");
