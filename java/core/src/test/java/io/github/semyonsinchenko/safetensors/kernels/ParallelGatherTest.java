@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -42,9 +43,9 @@ class ParallelGatherTest {
         for (int i = 0; i < count; i++) {
             int v = rnd.nextInt(ROWS);
             if (type == IndexType.U32) {
-                s.set(ScalarKernels.I32, i * 4L, v);
+                s.set(LittleEndian.I32, i * 4L, v);
             } else {
-                s.set(ScalarKernels.I64, i * 8L, v);
+                s.set(LittleEndian.I64, i * 8L, v);
             }
         }
         return s.asSlice(0, (long) count * type.bytes());
@@ -121,9 +122,9 @@ class ParallelGatherTest {
                     MemorySegment idx = indices(new SplittableRandom(5), count, type, false, arena);
                     int pos = count - 1;
                     if (type == IndexType.U32) {
-                        idx.set(ScalarKernels.I32, pos * 4L, ROWS);
+                        idx.set(LittleEndian.I32, pos * 4L, ROWS);
                     } else {
-                        idx.set(ScalarKernels.I64, pos * 8L, -1L);
+                        idx.set(LittleEndian.I64, pos * 8L, -1L);
                     }
                     MemorySegment dst = out(count * 64L, false, arena); // room for the F32 rows too
                     IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class,
