@@ -3,6 +3,7 @@
 #   scripts/preprocess.sh --data-dir D --dataset X [--skip-embeddings] [--embedder none|http|hashed] [--master local[*]]
 # reads D/metadata/X.json and D/raw/X/<table>.parquet, writes D/processed/X/.
 #   scripts/preprocess.sh generate --data-dir D --dataset X --rows N   writes a synthetic input there.
+#   scripts/preprocess.sh build   only the build below (a benchmark builds before it starts its clock).
 # Builds the module first when it is missing or older than its sources (tests skipped). Extra JVM options: PREPROCESS_JAVA_OPTS (e.g. -Xmx8g).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -15,6 +16,9 @@ if [ ! -f "$classpath_file" ] || [ -z "$jar" ] \
   echo "==> building the preprocessor (JDK: $JAVA_HOME)" >&2
   mvn -B -ntp -q -pl spark/preprocess -am package -DskipTests -Dctest.skip.tests=true >&2
   jar=$(ls "$target"/safetensors-sampler-spark-*.jar | grep -v -- '-all.jar' | head -n 1)
+fi
+if [ "${1:-}" = "build" ]; then
+  exit 0
 fi
 main=io.github.semyonsinchenko.safetensors.preprocess.PreprocessMain
 if [ "${1:-}" = "generate" ]; then

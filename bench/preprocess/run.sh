@@ -5,8 +5,9 @@
 # headwater's preprocessor runs on the same files in the same run when HEADWATER_PREPROCESS names its
 # built binary (cargo build --release --bin preprocess); otherwise the result says it was not run.
 # HEADWATER_WAIT_SECONDS waits that long for the binary to appear (a build still running), untimed.
-# Writes bench/results/preprocess.md. The load average before and after is recorded: on a shared
-# machine the numbers are only comparable within one run. BENCH_JAVA_OPTS adds JVM options to our run
+# Writes this run's result at the top of bench/results/preprocess.md and keeps the sections below it
+# (from its first "## " heading: earlier runs, annotated by hand). The load average before and after
+# is recorded: on a shared machine the numbers are only comparable within one run. BENCH_JAVA_OPTS adds JVM options to our run
 # (e.g. -XX:StartFlightRecording=filename=ours.jfr for a profile). BENCH_REUSE_INPUT=1 keeps the input
 # an earlier run generated in BENCH_DIR (same row count) instead of generating it again.
 set -euo pipefail
@@ -16,6 +17,8 @@ rows=${1:-5000000}
 work=${BENCH_DIR:-$ST_ROOT/build/bench-preprocess}
 heap=${BENCH_HEAP:-4g}
 result=bench/results/preprocess.md
+# Build (when the sources are newer) before any clock starts, so no run times a Maven build.
+scripts/preprocess.sh build
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 if [ "${BENCH_REUSE_INPUT:-0}" = 1 ] && [ -f "$work/generate.log" ]; then
@@ -82,6 +85,10 @@ if [ -n "${HEADWATER_PREPROCESS:-}" ]; then
 fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
+history=""
+if [ -f "$result" ]; then
+  history=$(sed -n '/^## /,$p' "$result")
+fi
 {
   echo "# Preprocessor benchmark"
   echo
@@ -112,5 +119,9 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo '```'
   grep -E '^[0-9:]{8} stage|wrote ' "$work/ours.log" | sed "s#$work/#\$BENCH_DIR/#" || true
   echo '```'
-} > "$result"
-cat "$result"
+} > "$result.new"
+cat "$result.new"
+if [ -n "$history" ]; then
+  { echo; echo "$history"; } >> "$result.new"
+fi
+mv "$result.new" "$result"
