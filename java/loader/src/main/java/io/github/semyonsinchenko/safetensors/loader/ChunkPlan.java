@@ -39,19 +39,25 @@ public record ChunkPlan(List<Chunk> chunks, long chunkLimit, int rangeLimit) {
         List<Chunk> chunks = new ArrayList<>();
         for (CheckpointFile file : ordered) {
             long base = file.header().dataOffset();
-            List<TensorInfo> current = new ArrayList<>();
-            long currentBytes = 0;
-            for (TensorInfo t : file.header().tensors()) {
-                if (!current.isEmpty() && (onePerTensor || currentBytes + t.byteSize() > chunkLimit)) {
-                    chunks.add(chunk(chunks.size(), file.path(), base, current, rangeLimit));
-                    current = new ArrayList<>();
-                    currentBytes = 0;
+            List<TensorInfo> tensors = file.header().tensors();
+            if (onePerTensor) { // the legacy path: one request per tensor, empty ones included
+                for (TensorInfo t : tensors) {
+                    chunks.add(chunk(chunks.size(), file.path(), base, List.of(t), rangeLimit));
                 }
-                current.add(t);
-                currentBytes += t.byteSize();
+                continue;
             }
-            if (!current.isEmpty()) {
-                chunks.add(chunk(chunks.size(), file.path(), base, current, rangeLimit));
+            // The tensors of a valid file tile its data section, so packing them is coalescing
+            // their ranges with no gap allowed.
+            List<ReadCoalescing.Range> ranges = new ArrayList<>(tensors.size());
+            for (TensorInfo t : tensors) {
+                ranges.add(new ReadCoalescing.Range(t.begin(), t.byteSize()));
+            }
+            for (ReadCoalescing.Read read : ReadCoalescing.coalesce(ranges, 0, chunkLimit)) {
+                List<TensorInfo> members = new ArrayList<>(read.members().size());
+                for (int i : read.members()) {
+                    members.add(tensors.get(i));
+                }
+                chunks.add(chunk(chunks.size(), file.path(), base, members, rangeLimit));
             }
         }
         return new ChunkPlan(chunks, chunkLimit, rangeLimit);

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * Groups byte ranges of one file into few coalesced reads: the planning behind every "read the
- * selected tensors of a file in few requests" path (the Spark connector's remote reads among them).
+ * selected tensors of a file in few requests" path (the Spark connector's remote reads among them) and
+ * of the loader's chunks ({@link ChunkPlan}: a checkpoint's tensors coalesced with no gap).
  *
  * <p>A pure, deterministic function. Ranges are taken in offset order; a range joins the current
  * read when the unrequested gap before it is at most {@code maxGapBytes} and the read would then
