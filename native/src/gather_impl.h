@@ -129,10 +129,25 @@ STN_INLINE void stn_copy_row(unsigned char *d, const unsigned char *s, size_t rb
  */
 #define STN_STREAM_MIN_BYTES ((size_t)4 << 20)
 
+/*
+ * Four moves per step: a loop of one 32-byte move ran at a speed that
+ * depended on where the compiler happened to place it. On an EPYC (Zen 3, AVX2
+ * level), 2 threads, 512-byte rows, the u32 and i64 copies of the same loop
+ * differed by 30% in one build (the slow one crossed a 64-byte code boundary)
+ * and another build swapped which one was slow; with four moves per step
+ * both took 0.67-0.90 of the old loop's CPU time.
+ */
 #ifdef STN_STREAM32
 STN_INLINE void stn_stream_row(unsigned char *d, const unsigned char *s, size_t rb)
 {
-    for (size_t off = 0; off < rb; off += 32)
+    size_t off = 0;
+    for (; off + 128 <= rb; off += 128) {
+        STN_STREAM32(d + off, s + off);
+        STN_STREAM32(d + off + 32, s + off + 32);
+        STN_STREAM32(d + off + 64, s + off + 64);
+        STN_STREAM32(d + off + 96, s + off + 96);
+    }
+    for (; off < rb; off += 32)
         STN_STREAM32(d + off, s + off);
 }
 #endif
