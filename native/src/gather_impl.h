@@ -106,13 +106,22 @@ STN_COPY_FIXED(32)
 #undef STN_COPY_FIXED
 
 /*
- * A row of rb > 32 bytes: 32-byte steps (two moves of 16 on the scalar level,
- * one wide move where the ISA has it), then one copy that ends exactly at the
- * row's end (it may overlap bytes already copied; both stay inside the row).
+ * A row of rb > 32 bytes: 128-byte steps of four 32-byte copies (two moves of
+ * 16 each on the scalar level, one wide move where the ISA has it), 32-byte
+ * steps, then one copy that ends exactly at the row's end (it may overlap
+ * bytes already copied; both stay inside the row). Four copies per step for
+ * the reason given at stn_stream_row: with an unaligned dst (this path), same
+ * harness and load, 0.74-0.79 of the CPU time of one copy per step.
  */
 STN_INLINE void stn_copy_row(unsigned char *d, const unsigned char *s, size_t rb)
 {
     size_t off = 0;
+    for (; off + 128 <= rb; off += 128) {
+        stn_copy32(d + off, s + off);
+        stn_copy32(d + off + 32, s + off + 32);
+        stn_copy32(d + off + 64, s + off + 64);
+        stn_copy32(d + off + 96, s + off + 96);
+    }
     for (; off + 32 <= rb; off += 32)
         stn_copy32(d + off, s + off);
     if (off < rb)

@@ -9,7 +9,7 @@
 #define MAX_IDX 100
 #define DST_FILL 0x5A
 
-static const size_t ROW_BYTES[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 512, 4096};
+static const size_t ROW_BYTES[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 160, 161, 300, 512, 4096};
 static const size_t N_IDX[] = {0, 1, 2, 5, 17, MAX_IDX};
 
 static void make_indices(uint32_t *u, int64_t *s, size_t n)
