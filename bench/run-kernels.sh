@@ -39,8 +39,9 @@ else
   gather_jmh="-wi 3 -w 1s -i 10 -r 1s -f 3"
   # The fault guard's cost compares two means, so both need a small error: with 4 iterations of one
   # fork, JMH's 99.9% interval uses Student's t for 3 degrees of freedom (about 12.9) and came out at
-  # +-13% to +-36% on two of the four cells. 3 forks x 10 iterations (t about 3.7) as for the gathers.
-  guard_jmh="-wi 3 -w 1s -i 10 -r 1s -f 3"
+  # +-13% to +-36% on two of the four cells. 3 forks x 10 iterations (t about 3.7) as for the gathers,
+  # made as 3 rounds of one fork per side (see the guard runs below).
+  guard_jmh="-wi 3 -w 1s -i 10 -r 1s -f 1"
   peer_args=()
 fi
 jmh_args="${JMH_ARGS:-$default_jmh} -bm avgt -tu ns -prof gc"
@@ -52,7 +53,7 @@ native_gather_regex='Gather(Thp)?Bench\.gather$'
 other_gather_regex='Gather(Thp)?Bench\.gatherF16ToF32'
 guard_params='-p conversion=BF16_TO_F32,F32_TO_BF16_RNE -p path=native -p memory=offheap'
 # Forks of the full mode: main 127 x ~9 s, native row gathers 12 x 3 x ~16 s (GatherThpBench: huge and
-# 4 KiB pages, 1 and 2 threads), other gathers 28 x ~10 s, fault guard on/off 2 x 4 x 3 x ~16 s: about
+# 4 KiB pages, 1 and 2 threads), other gathers 28 x ~10 s, fault guard 3 rounds x 2 sides x 4 x ~16 s: about
 # 45 minutes of JMH, plus the numpy peer and the build.
 
 raw="$out_dir/raw"
@@ -103,10 +104,20 @@ else
   echo "    other gathers: $jmh_args"
   jmh "$raw/jmh-gather-scalar-vector.json" $jmh_args "GatherBench\.gather$" -p path=scalar,vector
   jmh "$raw/jmh-gather-convert.json" $jmh_args "$other_gather_regex"
-  # The fault guard's cost: a widening and a narrowing, native, with the guard, then without it.
-  echo "    fault guard on, then off (SAFETENSORS_NATIVE_FAULT_GUARD=0): $guard_args ConvertBench $guard_params"
-  jmh "$raw/jmh-guard-on.json" $guard_args 'ConvertBench' $guard_params
-  SAFETENSORS_NATIVE_FAULT_GUARD=0 jmh "$raw/jmh-guard-off.json" $guard_args 'ConvertBench' $guard_params
+  # The fault guard's cost: a widening and a narrowing, native, with the guard and without it. The two
+  # sides alternate, one fork at a time, and each side's forks are pooled (mean and JMH's error over all
+  # their iterations): one whole run per side let the machine's drift between the runs (minutes apart)
+  # show up as the guard's cost.
+  echo "    fault guard on / off (SAFETENSORS_NATIVE_FAULT_GUARD=0), 3 alternating rounds: $guard_args ConvertBench $guard_params"
+  for round in 1 2 3; do
+    jmh "$raw/jmh-guard-on-$round.json" $guard_args 'ConvertBench' $guard_params
+    SAFETENSORS_NATIVE_FAULT_GUARD=0 jmh "$raw/jmh-guard-off-$round.json" $guard_args 'ConvertBench' $guard_params
+  done
+  for side in on off; do
+    st_uv run -q --project bench/python python bench/python/report.py pool --out "$raw/jmh-guard-$side.json" \
+      "$raw/jmh-guard-$side-1.json" "$raw/jmh-guard-$side-2.json" "$raw/jmh-guard-$side-3.json"
+    rm "$raw/jmh-guard-$side-1.json" "$raw/jmh-guard-$side-2.json" "$raw/jmh-guard-$side-3.json"
+  done
   python3 -c 'import json, sys; json.dump(sum((json.load(open(f)) for f in sys.argv[2:]), []), open(sys.argv[1], "w"), indent=1)' \
     "$raw/jmh.json" "$raw/jmh-main.json" "$raw/jmh-gather-native.json" "$raw/jmh-gather-scalar-vector.json" \
     "$raw/jmh-gather-convert.json"

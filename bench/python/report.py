@@ -21,6 +21,7 @@ Conventions (repeated in the report):
 Usage:
   report.py machine --out RAW/machine.json
   report.py report --raw RAW --out-dir DIR
+  report.py pool --out OUT.json RUN1.json RUN2.json ...
 """
 
 from __future__ import annotations
@@ -207,8 +208,9 @@ class Data:
                 self.kernel[(r["op"], r["path"], r["memory"], r["size"])] = r
             elif r["kind"] == "gather":
                 self.kernel[(r["op"], r["path"], r["memory"], "gather")] = r
-        # The fault guard's cost: the same native conversions in two JMH runs back to back, the second
-        # with SAFETENSORS_NATIVE_FAULT_GUARD=0 (the library then leaves the signal handlers alone).
+        # The fault guard's cost: the same native conversions with the guard and with
+        # SAFETENSORS_NATIVE_FAULT_GUARD=0 (the library then leaves the signal handlers alone), each side
+        # the pool of its single-fork runs, which run-kernels.sh alternates (`report.py pool`).
         self.guard = {}
         on_path, off_path = raw / "jmh-guard-on.json", raw / "jmh-guard-off.json"
         if on_path.exists() and off_path.exists():
@@ -544,9 +546,13 @@ def write_markdown(d: Data, out: Path, png_name: str) -> None:
     lines += gather_table(d) + [""]
     if d.guard:
         lines += ["## Fault guard cost (native, off-heap)", "",
-                  "The native library's SIGBUS/SIGSEGV guard costs one `sigsetjmp` (no syscall) per call. The"
-                  " same conversions ran in two JMH runs back to back, the second with"
-                  " `SAFETENSORS_NATIVE_FAULT_GUARD=0` (no handler, no `sigsetjmp`). ± is JMH's error.", ""]
+                  "The native library's SIGBUS/SIGSEGV guard costs each call a few stores (with GCC on x86-64,"
+                  " `__builtin_setjmp`: stack pointer, frame pointer, resume address; elsewhere one `sigsetjmp`"
+                  " without the signal mask, no syscall) and the set and clear of a thread-local pointer. The same"
+                  " conversions ran with the guard and with `SAFETENSORS_NATIVE_FAULT_GUARD=0` (no handler, no"
+                  " setjmp) in alternating single-fork JMH runs (on, off, on, off, ...), so that the machine's"
+                  " drift falls on both sides; each side's forks are pooled and ± is JMH's error recomputed over"
+                  " the pooled iterations.", ""]
         lines += guard_table(d) + [""]
     out.write_text("\n".join(lines) + "\n")
 
@@ -631,6 +637,53 @@ def write_plot(d: Data, out: Path) -> None:
 
 # ---------------------------------------------------------------------------- main
 
+def t_quantile(p: float, df: int) -> float:
+    """Student's t quantile (what JMH uses for its error), by bisection on the CDF integrated with
+    Simpson's rule: no scipy in this project, and a few digits are all a report shows."""
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+
+    def cdf(x: float) -> float:
+        steps = 2000
+        h = x / steps
+        f = [c * (1 + (i * h) ** 2 / df) ** (-(df + 1) / 2) for i in range(steps + 1)]
+        return 0.5 + h / 3 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
+
+    lo, hi = 0.0, 1000.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cdf(mid) < p else (lo, mid)
+    return (lo + hi) / 2
+
+
+def pool_jmh(inputs: list[Path], out: Path) -> None:
+    """Several JMH runs of the same benchmarks (one fork each) as one result per benchmark and
+    parameters: all their iterations together, the mean and JMH's error (half-width of the 99.9%
+    interval, Student's t) recomputed over them, as JMH does over the forks of one run."""
+    pooled: dict[tuple, dict] = {}
+    for path in inputs:
+        for r in json.loads(path.read_text()):
+            key = (r["benchmark"], json.dumps(r.get("params", {}), sort_keys=True))
+            if key not in pooled:
+                pooled[key] = json.loads(json.dumps(r))  # a copy: the first run's metadata
+                pooled[key]["primaryMetric"]["rawData"] = []
+            pooled[key]["primaryMetric"]["rawData"] += r["primaryMetric"].get("rawData", [])
+    for r in pooled.values():
+        pm = r["primaryMetric"]
+        xs = [x for fork in pm["rawData"] for x in fork]
+        n = len(xs)
+        mean = sum(xs) / n
+        pm["score"] = mean
+        if n > 1:
+            sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+            pm["scoreError"] = t_quantile(0.9995, n - 1) * sd / math.sqrt(n)
+        else:
+            pm["scoreError"] = float("nan")
+        pm["scoreConfidence"] = [mean - pm["scoreError"], mean + pm["scoreError"]]
+        r["forks"] = len(pm["rawData"])
+        r.pop("secondaryMetrics", None)  # per-run -prof gc numbers do not pool; the report does not use them here
+    out.write_text(json.dumps(list(pooled.values()), indent=1) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -639,9 +692,15 @@ def main() -> None:
     r = sub.add_parser("report", help="write kernels.md and kernels.png from a run's raw directory")
     r.add_argument("--raw", required=True)
     r.add_argument("--out-dir", required=True)
+    p = sub.add_parser("pool", help="pool single-fork JMH runs of the same benchmarks into one JMH JSON")
+    p.add_argument("--out", required=True)
+    p.add_argument("inputs", nargs="+")
     args = ap.parse_args()
     if args.cmd == "machine":
         Path(args.out).write_text(json.dumps(collect_machine(), indent=1) + "\n")
+        return
+    if args.cmd == "pool":
+        pool_jmh([Path(i) for i in args.inputs], Path(args.out))
         return
     d = Data(Path(args.raw))
     if not d.jmh:

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "kernels_internal.h"
 #include "store_fence.h"
@@ -69,7 +72,14 @@ static void on_fault(int sig, siginfo_t *info, void *ucv)
             stn_guard_current = NULL;
             g->mask = uc->uc_sigmask;
             g->fault_address = info->si_addr;
+#ifdef STN_GUARD_BUILTIN_JMP
+#ifdef __SANITIZE_ADDRESS__
+            __asan_handle_no_return(); /* unpoison the frames the jump skips */
+#endif
+            __builtin_longjmp(g->env, 1);
+#else
             siglongjmp(g->env, 1);
+#endif
         }
     }
     pass_on(sig, info, ucv);

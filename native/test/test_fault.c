@@ -2,10 +2,12 @@
  * The fault guard: every kernel and gather reading (or writing) a mapping whose
  * file was truncated under it returns ST_ERR_FAULT instead of dying by SIGBUS,
  * and reports the faulting address; a PROT_NONE page (SIGSEGV) likewise; the
- * thread keeps working afterwards (signal mask restored), and a fault outside
+ * thread keeps working afterwards (signal mask restored, the caller's locals
+ * intact, also after a handler on an alternate stack), and a fault outside
  * the library still reaches the previous handler (checked in a child process).
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -131,6 +133,67 @@ static void test_protected_page(void)
     munmap(p, 2 * page);
 }
 
+/* The jump back from the handler skips the kernel's own epilogue: the values the
+   caller keeps in callee-saved registers across the call must come back intact,
+   fault after fault (a signal mask left blocked would kill the second one). */
+static void test_caller_state_survives(void)
+{
+    map_truncated(0);
+    size_t n = (MAP_BYTES - 64) / 2;
+    float *dst = xmalloc(n * sizeof(float));
+    volatile uint64_t seed = 0x0123456789abcdefull;
+    uint64_t a = seed, b = a * 3, c = b ^ 0x55, d = c + a, e = d * 7, f = e ^ b, g = f + c, h = g * 5;
+    const uint64_t want = a + b + c + d + e + f + g + h + 36 * 200;
+    for (int i = 0; i < 200; i++) {
+        int rc = i % 2 ? st_bf16_to_f32(dst, (const uint16_t *)(g_map + 64), n)
+                       : st_f32_to_bf16_rne((uint16_t *)dst, (const float *)(g_map + 64), n / 2);
+        if (rc != ST_ERR_FAULT) {
+            fail("repeated fault %d: status %d, expected ST_ERR_FAULT", i, rc);
+            break;
+        }
+        a += 1, b += 2, c += 3, d += 4, e += 5, f += 6, g += 7, h += 8;
+    }
+    if (a + b + c + d + e + f + g + h != want)
+        fail("the caller's locals changed across faulting calls");
+    free(dst);
+    unmap();
+}
+
+/* The handler may run on an alternate signal stack (SA_ONSTACK, set by this
+   library over a default disposition, or by a sanitizer's handler it chains):
+   the jump must leave that stack, and the faulting signal unblocked. */
+static void test_alternate_signal_stack(void)
+{
+    stack_t alt, old, now;
+    memset(&alt, 0, sizeof alt);
+    alt.ss_size = 256 * 1024;
+    alt.ss_sp = xmalloc(alt.ss_size);
+    if (sigaltstack(&alt, &old) != 0) {
+        printf("FATAL: sigaltstack failed\n");
+        exit(1);
+    }
+    struct sigaction cur;
+    sigaction(SIGBUS, NULL, &cur);
+    if (!(cur.sa_flags & SA_ONSTACK))
+        fail("the SIGBUS handler lacks SA_ONSTACK: this test would not use the alternate stack");
+    map_truncated(0);
+    float *dst = xmalloc(MAP_BYTES * 2);
+    for (int i = 0; i < 50; i++)
+        check_fault(st_bf16_to_f32(dst, (const uint16_t *)g_map, MAP_BYTES / 2), "bf16_to_f32 on the alternate stack",
+                    g_map + KEEP_BYTES, MAP_BYTES - KEEP_BYTES);
+    if (sigaltstack(NULL, &now) != 0 || (now.ss_flags & SS_ONSTACK))
+        fail("still on the alternate signal stack after the fault");
+    sigset_t mask;
+    pthread_sigmask(SIG_SETMASK, NULL, &mask);
+    if (sigismember(&mask, SIGBUS) || sigismember(&mask, SIGSEGV))
+        fail("SIGBUS/SIGSEGV left blocked after the fault");
+    free(dst);
+    unmap();
+    if (sigaltstack(&old, NULL) != 0)
+        fail("cannot restore the previous alternate stack");
+    free(alt.ss_sp);
+}
+
 /* A fault in this program's own code is not the library's: it must reach the
    handler that was there before (the default action here, or the sanitizer's),
    so the child must not survive it. */
@@ -164,6 +227,8 @@ int main(int argc, char **argv)
     test_convert_writes();
     test_gathers();
     test_protected_page();
+    test_caller_state_survives();
+    test_alternate_signal_stack();
     test_foreign_fault_passed_on();
     return test_end("fault");
 }
