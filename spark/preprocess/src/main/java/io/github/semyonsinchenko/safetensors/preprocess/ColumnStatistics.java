@@ -18,9 +18,9 @@ import org.apache.spark.sql.Row;
  * they do not depend on the partitioning.
  *
  * @param stats one per global column (categorical {@code cat_emb_start} still 0)
- * @param orderedTables per table, its rows in order with the text indices in place of the text, cached for encoding
+ * @param orderedTables per table, its rows in order and its text indices, for encoding
  */
-record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTables, double globalTsMean,
+record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTables, double globalTsMean,
         double globalTsStd) {
 
     /** A timestamp column's chunks, for the global second pass. */
@@ -28,14 +28,15 @@ record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTable
 
     static ColumnStatistics compute(BuildContext ctx, List<LoadedTable> tables, TextVocabulary text) {
         List<ColumnStats> stats = new ArrayList<>();
-        List<Dataset<Row>> orderedTables = new ArrayList<>();
+        List<OrderedTable> orderedTables = new ArrayList<>();
         List<TimestampColumn> tsColumns = new ArrayList<>(); // in global column order
         OrderedStats.Global global = new OrderedStats.Global();
         for (LoadedTable t : tables) {
             List<InputSchema.Column> columns = t.schema().columns();
             int m = columns.size();
-            Dataset<Row> ordered = ctx.ordered(text.withIndices(t), t.rows());
-            orderedTables.add(ordered);
+            // The scan itself, when its partitions already hold the rows in order (one Parquet file
+            // does); otherwise, checked after the statistics pass, a range sort.
+            Dataset<Row> ordered = TextVocabulary.withoutText(t);
             List<String> fieldNames = Arrays.asList(ordered.columns());
             SemanticType[] stypes = new SemanticType[m];
             int[] validFields = new int[m];
@@ -56,8 +57,21 @@ record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTable
                 }
             }
             // One scan of the ordered rows: the first pass of the ordered sums and every order-free count.
-            JavaRDD<StatChunks.Chunk> chunks = ctx.persist(ordered.javaRDD().mapPartitions(
-                    new StatChunks(stypes, validFields, valueFields, statCols)));
+            StatChunks pass = new StatChunks(fieldNames.indexOf(BuildContext.ROW), stypes, validFields, valueFields,
+                    statCols);
+            JavaRDD<StatChunks.Chunk> chunks = ctx.persist(ordered.javaRDD().mapPartitions(pass));
+            RowRanges ranges = RowRanges.of(chunks.map(StatChunks.Chunk::seen).collect(), t.rows());
+            boolean resorted = ranges == null;
+            if (resorted) {
+                chunks.unpersist(false);
+                ordered = ctx.ordered(ordered, t.rows());
+                chunks = ctx.persist(ordered.javaRDD().mapPartitions(pass));
+                ranges = RowRanges.of(chunks.map(StatChunks.Chunk::seen).collect(), t.rows());
+                if (ranges == null) {
+                    throw new IllegalStateException("table '" + t.schema().name() + "': sorted rows are not in order");
+                }
+            }
+            orderedTables.add(orderedTable(text, t, ordered, ranges));
             long[] nulls = new long[m];
             long[] trues = new long[m];
             long[] falses = new long[m];
@@ -132,7 +146,8 @@ record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTable
                 };
                 stats.add(s);
             }
-            ctx.info(String.format(Locale.ROOT, "%s: %d columns", t.schema().name(), m));
+            ctx.info(String.format(Locale.ROOT, "%s: %d columns, %d partitions, %s", t.schema().name(), m,
+                    ranges.partitions(), resorted ? "rows sorted (the scan is not in row order)" : "rows in scan order"));
         }
         // Global timestamp statistics: the mean from the per-column sums, then one running sum of squares.
         global.endFirstPass();
@@ -143,5 +158,17 @@ record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTable
         ctx.info(String.format(Locale.ROOT, "global timestamps: %d cells, mean %s us, std %s us", global.count,
                 global.mean, global.std()));
         return new ColumnStatistics(stats, orderedTables, global.mean, global.std());
+    }
+
+    private static OrderedTable orderedTable(TextVocabulary text, LoadedTable t, Dataset<Row> rows, RowRanges ranges) {
+        int[] textColumns = TextVocabulary.textColumns(t);
+        if (textColumns.length == 0 || t.rows() == 0) {
+            return new OrderedTable(rows, ranges, new int[0], null);
+        }
+        List<Dataset<Row>> pairs = new ArrayList<>();
+        for (int j : textColumns) {
+            pairs.add(text.indices(t, j));
+        }
+        return new OrderedTable(rows, ranges, textColumns, TextIndices.byPartition(pairs, ranges));
     }
 }
