@@ -17,9 +17,10 @@ record RowRanges(long[] first, long[] count) implements Serializable {
 
     /**
      * The ranges when the partitions, in partition order, hold rows 0 to {@code rows - 1} each
-     * once and in order (empty partitions anywhere); otherwise null.
+     * once and in order (empty partitions anywhere) and none more than {@code maxPerPartition}
+     * rows; otherwise null.
      */
-    static RowRanges of(List<Seen> seen, long rows) {
+    static RowRanges of(List<Seen> seen, long rows, long maxPerPartition) {
         Seen[] byPartition = seen.toArray(Seen[]::new);
         Arrays.sort(byPartition, (a, b) -> Integer.compare(a.partition(), b.partition()));
         long[] first = new long[byPartition.length];
@@ -30,7 +31,7 @@ record RowRanges(long[] first, long[] count) implements Serializable {
             if (s.partition() != p) {
                 return null;
             }
-            if (s.count() > 0 && (!s.consecutive() || s.first() != next)) {
+            if (s.count() > maxPerPartition || s.count() > 0 && (!s.consecutive() || s.first() != next)) {
                 return null;
             }
             first[p] = next;

@@ -19,7 +19,7 @@ class RowRangesTest {
     @Test
     void consecutivePartitionsInOrderAreRanges() {
         // Reported out of order, with an empty partition between and one at the end.
-        RowRanges r = RowRanges.of(List.of(seen(2, 5, 3), seen(0, 0, 5), seen(1, -1, 0), seen(3, -1, 0)), 8);
+        RowRanges r = RowRanges.of(List.of(seen(2, 5, 3), seen(0, 0, 5), seen(1, -1, 0), seen(3, -1, 0)), 8, 5);
         assertNotNull(r);
         assertArrayEquals(new long[] {0, 5, 5, 8}, r.first());
         assertArrayEquals(new long[] {5, 0, 3, 0}, r.count());
@@ -33,12 +33,13 @@ class RowRangesTest {
 
     @Test
     void anythingElseNeedsTheSort() {
-        assertNull(RowRanges.of(List.of(seen(0, 5, 3), seen(1, 0, 5)), 8), "partitions swapped");
-        assertNull(RowRanges.of(List.of(seen(0, 0, 5), new RowRanges.Seen(1, 5, 3, false)), 8), "rows not consecutive");
-        assertNull(RowRanges.of(List.of(seen(0, 0, 5), seen(1, 6, 2)), 8), "a gap");
-        assertNull(RowRanges.of(List.of(seen(0, 0, 5), seen(1, 5, 3)), 9), "a row missing at the end");
-        assertNull(RowRanges.of(List.of(seen(0, 0, 5), seen(2, 5, 3)), 8), "a partition missing");
-        assertNotNull(RowRanges.of(List.of(), 0), "an empty table");
+        assertNull(RowRanges.of(List.of(seen(0, 5, 3), seen(1, 0, 5)), 8, 100), "partitions swapped");
+        assertNull(RowRanges.of(List.of(seen(0, 0, 5), new RowRanges.Seen(1, 5, 3, false)), 8, 100), "rows not consecutive");
+        assertNull(RowRanges.of(List.of(seen(0, 0, 5), seen(1, 6, 2)), 8, 100), "a gap");
+        assertNull(RowRanges.of(List.of(seen(0, 0, 5), seen(1, 5, 3)), 9, 100), "a row missing at the end");
+        assertNull(RowRanges.of(List.of(seen(0, 0, 5), seen(2, 5, 3)), 8, 100), "a partition missing");
+        assertNotNull(RowRanges.of(List.of(), 0, 100), "an empty table");
+        assertNull(RowRanges.of(List.of(seen(0, 0, 5), seen(1, 5, 3)), 8, 4), "a partition too large");
     }
 
     @Test
