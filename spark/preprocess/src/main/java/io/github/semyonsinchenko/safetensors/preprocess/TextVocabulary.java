@@ -4,6 +4,7 @@ import static io.github.semyonsinchenko.safetensors.preprocess.BuildContext.ROW;
 import static org.apache.spark.sql.functions.call_function;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.udf;
 import static org.apache.spark.sql.functions.when;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
@@ -11,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.JavaRDD;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -22,10 +22,11 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Stage 2, the text vocabulary: the first occurrence of each cut string, in column-then-row order,
- * gets the next index. The text cells are shuffled once, by their cut string: each partition then
- * holds every cell of its strings, so the first occurrence of each string is found and tagged onto
- * its cells there, and from then on only numbers move: the firsts are sorted to number them, and
- * each cell gets its index by a join on the first occurrence (a long). Nothing is collected.
+ * gets the next index. The text cells are hash-partitioned by their cut string, so each string's
+ * first occurrence is found (a hash aggregation) and tagged onto its cells (a hash join) without a
+ * further exchange; from then on only numbers move: the firsts are sorted to number them, and each
+ * cell gets its index by a join on the first occurrence (a long). The later stages never shuffle
+ * text. Nothing is collected.
  *
  * @param cells {@code at} (global column {@code << 32 |} row) and {@code idx}, one per text cell
  *     whose value is in the vocabulary uncut
@@ -35,8 +36,10 @@ record TextVocabulary(Dataset<Row> cells, JavaRDD<String> ordered, long size) {
     private static final String UTF8_CUT = "st_preprocess_utf8_cut";
 
     static TextVocabulary build(BuildContext ctx, List<LoadedTable> tables) {
-        ctx.spark.udf().register(UTF8_CUT, (UDF1<String, String>) s -> s == null ? null : Utf8.truncate(s,
-                Utf8.MAX_VOCAB_BYTES), DataTypes.StringType);
+        // Non-nullable (it is only applied to non-null values): otherwise the join on its result
+        // makes Spark infer an isnotnull filter that calls it once more per cell.
+        ctx.spark.udf().register(UTF8_CUT, udf((UDF1<String, String>) s -> s == null ? null : Utf8.truncate(s,
+                Utf8.MAX_VOCAB_BYTES), DataTypes.StringType).asNonNullable());
         Dataset<Row> cells = null;
         long rows = 0;
         for (LoadedTable t : tables) {
@@ -45,11 +48,12 @@ record TextVocabulary(Dataset<Row> cells, JavaRDD<String> ordered, long size) {
                 // (global column, row) packed into one long, high bits the column: its order is
                 // column-then-row, and min() over a long stays a hash aggregation (a struct would sort).
                 long column = (long) (t.colStart() + j) << 32;
-                Column key = call_function(UTF8_CUT, col("c" + j));
                 // A value longer than the cut finds no index (0), as in headwater, whose lookup
-                // uses the uncut value against the cut keys; it still adds its cut string.
+                // uses the uncut value against the cut keys; it still adds its cut string. Two
+                // selects: Spark does not merge them, as that would call the cut twice.
                 Dataset<Row> c = t.df().where(col("c" + j).isNotNull()).select(col(ROW).plus(column).as("at"),
-                        key.as("key"), key.equalTo(col("c" + j)).as("whole"));
+                        col("c" + j).as("value"), call_function(UTF8_CUT, col("c" + j)).as("key"))
+                        .select(col("at"), col("key"), col("key").equalTo(col("value")).as("whole"));
                 cells = cells == null ? c : cells.unionAll(c);
             }
             rows += textColumns.length * t.rows();
@@ -62,8 +66,9 @@ record TextVocabulary(Dataset<Row> cells, JavaRDD<String> ordered, long size) {
             vocab = new TextVocabulary(ctx.spark.createDataFrame(List.of(), new StructType()
                     .add("at", DataTypes.LongType, false).add("idx", DataTypes.LongType, false)), null, 0);
         } else {
-            // The one shuffle of the text. The aggregation and the join below reuse its partitioning
-            // (no exchange of their own), so each cell meets its string's first occurrence locally.
+            // The join below needs no exchange: both sides are partitioned by key into the same
+            // partitions. (Spark prunes the aggregation's input to (at, key), so that side is a
+            // second exchange of the cells rather than a reuse of this one.)
             Dataset<Row> byKey = cells.repartition(ctx.partitions(rows), col("key"));
             Dataset<Row> firsts = byKey.groupBy("key").agg(min(col("at")).as("first"));
             Dataset<Row> tagged = ctx.persist(byKey.join(firsts.hint("shuffle_hash"), "key")
