@@ -7,6 +7,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.HashSet;
+import java.util.function.Consumer;
+import java.util.stream.IntStream;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -18,24 +20,35 @@ import org.apache.spark.sql.Row;
  * they do not depend on the partitioning.
  *
  * @param stats one per global column (categorical {@code cat_emb_start} still 0)
- * @param orderedTables per table, its rows in order with the text indices in place of the text, cached for encoding
+ * @param orderedTables per table, its rows in order and its text indices, for encoding
  */
-record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTables, double globalTsMean,
+record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTables, double globalTsMean,
         double globalTsStd) {
 
+    /**
+     * Most rows a scan partition may hold to serve as ordered rows: the encoder holds a
+     * partition's text indices (8 bytes per cell) and the driver a partition's statistics values
+     * in memory, so a huge split is sorted into smaller partitions instead.
+     */
+    static final long MAX_SCAN_PARTITION_ROWS = 4_000_000;
+
+    /** Rows of statistics values the driver fetches per job (at least one partition). */
+    private static final long FETCH_ROWS = 2_000_000;
+
     /** A timestamp column's chunks, for the global second pass. */
-    private record TimestampColumn(JavaRDD<StatChunks.Chunk> chunks, int chunkIndex) {}
+    private record TimestampColumn(JavaRDD<StatChunks.Chunk> chunks, RowRanges ranges, int chunkIndex) {}
 
     static ColumnStatistics compute(BuildContext ctx, List<LoadedTable> tables, TextVocabulary text) {
         List<ColumnStats> stats = new ArrayList<>();
-        List<Dataset<Row>> orderedTables = new ArrayList<>();
+        List<OrderedTable> orderedTables = new ArrayList<>();
         List<TimestampColumn> tsColumns = new ArrayList<>(); // in global column order
         OrderedStats.Global global = new OrderedStats.Global();
         for (LoadedTable t : tables) {
             List<InputSchema.Column> columns = t.schema().columns();
             int m = columns.size();
-            Dataset<Row> ordered = ctx.ordered(text.withIndices(t), t.rows());
-            orderedTables.add(ordered);
+            // The scan itself, when its partitions already hold the rows in order (one Parquet file
+            // does); otherwise, checked after the statistics pass, a range sort.
+            Dataset<Row> ordered = TextVocabulary.withoutText(t);
             List<String> fieldNames = Arrays.asList(ordered.columns());
             SemanticType[] stypes = new SemanticType[m];
             int[] validFields = new int[m];
@@ -56,8 +69,22 @@ record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTable
                 }
             }
             // One scan of the ordered rows: the first pass of the ordered sums and every order-free count.
-            JavaRDD<StatChunks.Chunk> chunks = ctx.persist(ordered.javaRDD().mapPartitions(
-                    new StatChunks(stypes, validFields, valueFields, statCols)));
+            StatChunks pass = new StatChunks(fieldNames.indexOf(BuildContext.ROW), stypes, validFields, valueFields,
+                    statCols);
+            JavaRDD<StatChunks.Chunk> chunks = ctx.persist(ordered.javaRDD().mapPartitions(pass));
+            RowRanges ranges = RowRanges.of(chunks.map(StatChunks.Chunk::seen).collect(), t.rows(),
+                    MAX_SCAN_PARTITION_ROWS);
+            boolean resorted = ranges == null;
+            if (resorted) {
+                chunks.unpersist(false);
+                ordered = ctx.ordered(ordered, t.rows());
+                chunks = ctx.persist(ordered.javaRDD().mapPartitions(pass));
+                ranges = RowRanges.of(chunks.map(StatChunks.Chunk::seen).collect(), t.rows(), Long.MAX_VALUE);
+                if (ranges == null) {
+                    throw new IllegalStateException("table '" + t.schema().name() + "': sorted rows are not in order");
+                }
+            }
+            orderedTables.add(orderedTable(text, t, ordered, ranges));
             long[] nulls = new long[m];
             long[] trues = new long[m];
             long[] falses = new long[m];
@@ -65,7 +92,7 @@ record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTable
             for (int j = 0; j < m; j++) {
                 categories.add(new HashSet<>());
             }
-            ctx.forEachInOrder(chunks, chunk -> {
+            inOrder(chunks, ranges, chunk -> {
                 for (int j = 0; j < m; j++) {
                     nulls[j] += chunk.nulls()[j];
                     trues[j] += chunk.trues()[j];
@@ -91,7 +118,7 @@ record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTable
                         tss[j].endFirstPass();
                     }
                 }
-                ctx.forEachInOrder(chunks, chunk -> {
+                inOrder(chunks, ranges, chunk -> {
                     for (int k = 0; k < statCols.length; k++) {
                         int j = statCols[k];
                         if (nums[j] != null) {
@@ -103,7 +130,7 @@ record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTable
                 });
                 for (int k = 0; k < statCols.length; k++) {
                     if (stypes[statCols[k]] == SemanticType.TIMESTAMP) {
-                        tsColumns.add(new TimestampColumn(chunks, k));
+                        tsColumns.add(new TimestampColumn(chunks, ranges, k));
                     }
                 }
             }
@@ -132,16 +159,50 @@ record ColumnStatistics(List<ColumnStats> stats, List<Dataset<Row>> orderedTable
                 };
                 stats.add(s);
             }
-            ctx.info(String.format(Locale.ROOT, "%s: %d columns", t.schema().name(), m));
+            ctx.info(String.format(Locale.ROOT, "%s: %d columns, %d partitions, %s", t.schema().name(), m,
+                    ranges.partitions(), resorted ? "rows sorted (the scan is not in row order)" : "rows in scan order"));
         }
         // Global timestamp statistics: the mean from the per-column sums, then one running sum of squares.
         global.endFirstPass();
         for (TimestampColumn ts : tsColumns) {
             int k = ts.chunkIndex();
-            ctx.forEachInOrder(ts.chunks().map(c -> (long[]) c.values()[k]), global::addSquares);
+            inOrder(ts.chunks().map(c -> (long[]) c.values()[k]), ts.ranges(), global::addSquares);
         }
         ctx.info(String.format(Locale.ROOT, "global timestamps: %d cells, mean %s us, std %s us", global.count,
                 global.mean, global.std()));
         return new ColumnStatistics(stats, orderedTables, global.mean, global.std());
+    }
+
+    /**
+     * Feeds an RDD partitioned like {@code ranges} to {@code sink} in partition order, grouping
+     * partitions by their row counts (scan partitions differ in size) so one fetch holds about
+     * {@link #FETCH_ROWS} rows.
+     */
+    private static <T> void inOrder(JavaRDD<T> rdd, RowRanges ranges, Consumer<T> sink) {
+        int n = rdd.getNumPartitions();
+        int from = 0;
+        while (from < n) {
+            int to = from;
+            long rows = 0;
+            do {
+                rows += ranges.count()[to++];
+            } while (to < n && rows + ranges.count()[to] <= FETCH_ROWS);
+            for (List<T> part : rdd.collectPartitions(IntStream.range(from, to).toArray())) {
+                part.forEach(sink);
+            }
+            from = to;
+        }
+    }
+
+    private static OrderedTable orderedTable(TextVocabulary text, LoadedTable t, Dataset<Row> rows, RowRanges ranges) {
+        int[] textColumns = TextVocabulary.textColumns(t);
+        if (textColumns.length == 0 || t.rows() == 0) {
+            return new OrderedTable(rows, ranges, new int[0], null);
+        }
+        List<Dataset<Row>> pairs = new ArrayList<>();
+        for (int j : textColumns) {
+            pairs.add(text.indices(t, j));
+        }
+        return new OrderedTable(rows, ranges, textColumns, TextIndices.byPartition(pairs, ranges));
     }
 }

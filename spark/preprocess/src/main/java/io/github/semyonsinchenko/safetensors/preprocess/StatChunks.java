@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Row;
 
@@ -17,13 +18,19 @@ import org.apache.spark.sql.Row;
  * partition; and per column the order-free counts (nulls, true/false, distinct categories), summed
  * on the driver. One scan instead of a separate aggregation over the Parquet data.
  *
+ * @param rowField the field of the row position, or -1
  * @param stypes per schema column its semantic type
  * @param validFields per column the field of {@code v<j>}, or -1
  * @param valueFields per column the field of {@code c<j>}, or -1
  * @param statColumns the schema columns whose values are folded in order
  */
-record StatChunks(SemanticType[] stypes, int[] validFields, int[] valueFields, int[] statColumns)
+record StatChunks(int rowField, SemanticType[] stypes, int[] validFields, int[] valueFields, int[] statColumns)
         implements FlatMapFunction<Iterator<Row>, StatChunks.Chunk> {
+
+    /** Without a row position: {@link Chunk#seen} is null. */
+    StatChunks(SemanticType[] stypes, int[] validFields, int[] valueFields, int[] statColumns) {
+        this(-1, stypes, validFields, valueFields, statColumns);
+    }
 
     /**
      * One partition's result.
@@ -33,8 +40,10 @@ record StatChunks(SemanticType[] stypes, int[] validFields, int[] valueFields, i
      * @param trues per boolean column its true count
      * @param falses per boolean column its false count
      * @param categories per categorical column its distinct values, otherwise null
+     * @param seen which rows the partition held, to check they are in order (null without a row field)
      */
-    record Chunk(Object[] values, long[] nulls, long[] trues, long[] falses, String[][] categories)
+    record Chunk(Object[] values, long[] nulls, long[] trues, long[] falses, String[][] categories,
+            RowRanges.Seen seen)
             implements Serializable {}
 
     @Override
@@ -57,8 +66,18 @@ record StatChunks(SemanticType[] stypes, int[] validFields, int[] valueFields, i
         for (int j = 0; j < m; j++) {
             categories.add(stypes[j] == SemanticType.CATEGORICAL ? new HashSet<>() : null);
         }
+        long first = -1;
+        long count = 0;
+        boolean consecutive = true;
         while (rows.hasNext()) {
             Row r = rows.next();
+            long row = rowField < 0 ? count : r.getLong(rowField);
+            if (count == 0) {
+                first = row;
+            } else if (row != first + count) {
+                consecutive = false;
+            }
+            count++;
             for (int j = 0; j < m; j++) {
                 switch (stypes[j]) {
                     case IGNORED -> { }
@@ -113,7 +132,9 @@ record StatChunks(SemanticType[] stypes, int[] validFields, int[] valueFields, i
         for (int j = 0; j < m; j++) {
             distinct[j] = categories.get(j) == null ? null : categories.get(j).toArray(String[]::new);
         }
-        return List.of(new Chunk(values, nulls, trues, falses, distinct)).iterator();
+        return List.of(new Chunk(values, nulls, trues, falses, distinct,
+                rowField < 0 ? null : new RowRanges.Seen(TaskContext.getPartitionId(), first, count, consecutive)))
+                .iterator();
     }
 
     static final class LongList {
