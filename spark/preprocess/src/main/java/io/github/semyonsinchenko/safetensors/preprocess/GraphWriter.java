@@ -2,6 +2,9 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 
 import static io.github.semyonsinchenko.safetensors.preprocess.BuildContext.ROW;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.shiftleft;
+import static org.apache.spark.sql.functions.shiftrightunsigned;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import java.io.IOException;
@@ -10,6 +13,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.function.Function2;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
@@ -37,7 +41,7 @@ final class GraphWriter {
                 // Q10: the column after the '.' is ignored; keys always match the target's primary key.
                 Dataset<Row> e = t.df().where(col("k" + j).isNotNull())
                         .select(col(ROW).plus(t.rowStart()).as("src"), col("k" + j).as("key"))
-                        .join(pkMaps.of(tables.get(target)), col("key").equalTo(col("pk")))
+                        .join(pkMaps.of(tables.get(target)).select("pk", "prow"), col("key").equalTo(col("pk")))
                         .select(col("src"), col("prow").as("dst"));
                 edges = edges == null ? e : edges.unionAll(e);
             }
@@ -55,22 +59,19 @@ final class GraphWriter {
             ctx.info("0 edges");
             return;
         }
-        edges = ctx.persist(edges);
-        long numEdges = edges.count();
+        // One packed long per edge: a single-column sort key Spark sorts by its prefix alone (radix sort).
+        Dataset<Row> packed = ctx.persist(edges.select(pack(col("src"), col("dst")).as("e")));
+        long numEdges = packed.count();
         if (numEdges > BuildContext.U32_LIMIT) {
             throw new PreprocessException(numEdges + " FK edges exceed the format's 32-bit edge count");
         }
         int partitions = ctx.partitions(numEdges);
         // Outgoing: by source, then target (Q9: headwater's order within a row is an unstable sort's).
         Path outDir = ctx.parts.resolve("graph-out");
-        List<Parts.Info> outParts = edges.repartitionByRange(partitions, col("src"), col("dst"))
-                .sortWithinPartitions("src", "dst").javaRDD()
-                .mapPartitionsWithIndex(new CsrPartition(outDir.toString()), true).collect();
+        List<Parts.Info> outParts = csr(packed, partitions, outDir);
         // Incoming: the transpose, each list in ascending source order (a counting sort's result).
         Path inDir = ctx.parts.resolve("graph-in");
-        List<Parts.Info> inParts = edges.select(col("dst").as("src"), col("src").as("dst"))
-                .repartitionByRange(partitions, col("src"), col("dst")).sortWithinPartitions("src", "dst").javaRDD()
-                .mapPartitionsWithIndex(new CsrPartition(inDir.toString()), true).collect();
+        List<Parts.Info> inParts = csr(packed.select(transpose(col("e")).as("e")), partitions, inDir);
         try (Parts.Assembler a = new Parts.Assembler(file)) {
             a.u32(nodes);
             a.u32(numEdges);
@@ -81,6 +82,26 @@ final class GraphWriter {
         }
         Parts.checkSize(file, DatabaseLayout.graphFileSize(nodes, numEdges));
         ctx.info(String.format(Locale.ROOT, "%d nodes, %d edges", nodes, numEdges));
+    }
+
+    /**
+     * (a, b) as one long ordered as the pair (both are u32): {@code a << 32 | b} with the sign bit
+     * flipped, so signed order is unsigned order even for rows of 2^31 and above.
+     */
+    static Column pack(Column a, Column b) {
+        return shiftleft(a, 32).bitwiseOR(b).bitwiseXOR(lit(Long.MIN_VALUE));
+    }
+
+    /** The packed (b, a) of a packed (a, b). */
+    static Column transpose(Column packed) {
+        Column u = packed.bitwiseXOR(lit(Long.MIN_VALUE));
+        return shiftrightunsigned(u, 32).bitwiseOR(shiftleft(u, 32)).bitwiseXOR(lit(Long.MIN_VALUE));
+    }
+
+    /** One CSR direction: the packed edges range-partitioned and sorted, each partition writing its parts. */
+    private static List<Parts.Info> csr(Dataset<Row> packed, int partitions, Path dir) {
+        return packed.repartitionByRange(partitions, col("e")).sortWithinPartitions("e").javaRDD()
+                .mapPartitionsWithIndex(new CsrPartition(dir.toString()), true).collect();
     }
 
     /** Row pointers from the (row, count) runs of the parts, then the neighbour lists. */
@@ -111,7 +132,7 @@ final class GraphWriter {
         }
     }
 
-    /** One ordered partition of (src, dst) edges: section 0 the dst list, section 1 (src, count) runs. */
+    /** One ordered partition of packed (src, dst) edges: section 0 the dst list, section 1 (src, count) runs. */
     private record CsrPartition(String dir) implements Function2<Integer, Iterator<Row>, Iterator<Parts.Info>> {
         @Override
         public Iterator<Parts.Info> call(Integer partition, Iterator<Row> rows) throws IOException {
@@ -120,9 +141,9 @@ final class GraphWriter {
                 long run = -1;
                 int runCount = 0;
                 while (rows.hasNext()) {
-                    Row r = rows.next();
-                    long src = r.getLong(0);
-                    out.section(0).u32((int) r.getLong(1));
+                    long e = rows.next().getLong(0) ^ Long.MIN_VALUE;
+                    long src = e >>> 32;
+                    out.section(0).u32((int) e);
                     if (src != run) {
                         if (runCount > 0) {
                             out.section(1).u32((int) run);

@@ -1,6 +1,5 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
-import static io.github.semyonsinchenko.safetensors.preprocess.BuildContext.ROW;
 import static io.github.semyonsinchenko.safetensors.preprocess.SparkColumns.ref;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
@@ -84,9 +83,7 @@ final class TaskWriter {
                 throw new PreprocessException(where + ": temporal column '" + anchor.schema().temporalColumn()
                         + "' of anchor table '" + anchor.schema().name() + "' is not in its Parquet data");
             }
-            Dataset<Row> times = anchor.df().select(col(ROW).plus(anchor.rowStart()).as("trow"), col("__tc"));
-            resolved = resolved.join(times, col("prow").equalTo(col("trow")), "left");
-            observation = col("__tc");
+            observation = col("ptc"); // the anchor row's temporal value, carried by the key map
         } else {
             observation = lit(null).cast(DataTypes.LongType);
         }
