@@ -529,7 +529,7 @@ def write_markdown(d: Data, out: Path, png_name: str) -> None:
               " gather target is read on the library's own huge-page memory (HugePages.allocate, what a"
               " loader uses for such a table) with the parallel gather on 2 threads (numpy.take has one;"
               " the single-threaded ratio is the line below it), and the info rows show the same gather on 4 KiB pages. A"
-              " gather's JMH error is the half-width of its 99.9% interval over 3 forks × 10 iterations (full"
+              " gather's JMH error is the half-width of its 99.9% interval over 5 forks × 10 iterations (full"
               " mode); over 10% of the mean, the ratio cannot be told from its neighbours. The narrowing"
               " target compares with a copy of the bytes READ (64 MiB): a narrowing reads 64 MiB and writes"
               " 32 MiB, the copy reads and writes 64 MiB; the × copy column of the tables (the 32 MiB it"
