@@ -105,6 +105,16 @@ STN_COPY_FIXED(16)
 STN_COPY_FIXED(32)
 #undef STN_COPY_FIXED
 
+/* The 128-byte steps of a row copy: four 32-byte MOVEs each (why four: see
+   stn_stream_row). Leaves OFF at the first byte not yet copied. */
+#define STN_COPY_128_STEPS(MOVE, D, S, RB, OFF)                                               \
+    for (; (OFF) + 128 <= (RB); (OFF) += 128) {                                               \
+        MOVE((D) + (OFF), (S) + (OFF));                                                       \
+        MOVE((D) + (OFF) + 32, (S) + (OFF) + 32);                                             \
+        MOVE((D) + (OFF) + 64, (S) + (OFF) + 64);                                             \
+        MOVE((D) + (OFF) + 96, (S) + (OFF) + 96);                                             \
+    }
+
 /*
  * A row of rb > 32 bytes: 128-byte steps of four 32-byte copies (two moves of
  * 16 each on the scalar level, one wide move where the ISA has it), 32-byte
@@ -116,12 +126,7 @@ STN_COPY_FIXED(32)
 STN_INLINE void stn_copy_row(unsigned char *d, const unsigned char *s, size_t rb)
 {
     size_t off = 0;
-    for (; off + 128 <= rb; off += 128) {
-        stn_copy32(d + off, s + off);
-        stn_copy32(d + off + 32, s + off + 32);
-        stn_copy32(d + off + 64, s + off + 64);
-        stn_copy32(d + off + 96, s + off + 96);
-    }
+    STN_COPY_128_STEPS(stn_copy32, d, s, rb, off);
     for (; off + 32 <= rb; off += 32)
         stn_copy32(d + off, s + off);
     if (off < rb)
@@ -150,12 +155,7 @@ STN_INLINE void stn_copy_row(unsigned char *d, const unsigned char *s, size_t rb
 STN_INLINE void stn_stream_row(unsigned char *d, const unsigned char *s, size_t rb)
 {
     size_t off = 0;
-    for (; off + 128 <= rb; off += 128) {
-        STN_STREAM32(d + off, s + off);
-        STN_STREAM32(d + off + 32, s + off + 32);
-        STN_STREAM32(d + off + 64, s + off + 64);
-        STN_STREAM32(d + off + 96, s + off + 96);
-    }
+    STN_COPY_128_STEPS(STN_STREAM32, d, s, rb, off);
     for (; off < rb; off += 32)
         STN_STREAM32(d + off, s + off);
 }
