@@ -25,6 +25,7 @@ if [ "$mode" = quick ]; then
   out_dir=bench/results/smoke
   default_jmh="-wi 1 -w 300ms -i 2 -r 200ms -f 1"
   gather_jmh="$default_jmh"
+  gather_rounds=1
   guard_jmh="$default_jmh"
   peer_args=(--quick)
 else
@@ -34,10 +35,11 @@ else
   default_jmh="-wi 3 -w 1s -i 4 -r 1s -f 1"
   # Random rows of a 1 GiB table vary with where the table and the indices land (pages, cache
   # sets): one fork of 4 iterations gave errors up to +-50% of the mean. The native row gathers
-  # (the target and its 4 KiB-page info rows) get 5 forks of 10 iterations: 3 forks kept the error
+  # (the target and its 4 KiB-page info rows) get 5 forks of 10 iterations, one per round (below): 3 forks kept the error
   # under 10% on an Intel Xeon but gave 10-17% on a KVM AMD EPYC (2026-11-26 report), where 5 forks
   # of the target gave 6% and 9%; the other gathers (scalar, vector, gather-and-convert) are for information.
-  gather_jmh="-wi 3 -w 1s -i 10 -r 1s -f 5"
+  gather_jmh="-wi 3 -w 1s -i 10 -r 1s -f 1"
+  gather_rounds=5
   # The fault guard's cost compares two means, so both need a small error: with 4 iterations of one
   # fork, JMH's 99.9% interval uses Student's t for 3 degrees of freedom (about 12.9) and came out at
   # +-13% to +-36% on two of the four cells. 5 forks x 10 iterations, made as 5 rounds of one fork
@@ -54,7 +56,7 @@ main_regex='ConvertBench|ConvertOtherBench|CopyBench|JdkF16Bench'
 native_gather_regex='Gather(Thp)?Bench\.gather$'
 other_gather_regex='Gather(Thp)?Bench\.gatherF16ToF32'
 guard_params='-p conversion=BF16_TO_F32,F32_TO_BF16_RNE -p path=native -p memory=offheap'
-# Forks of the full mode: main 127 x ~9 s, native row gathers 12 x 5 x ~16 s (GatherThpBench: huge and
+# Forks of the full mode: main 127 x ~9 s, native row gathers 5 rounds x 12 x ~16 s (GatherThpBench: huge and
 # 4 KiB pages, 1 and 2 threads), other gathers 28 x ~10 s, fault guard 5 rounds x 2 sides x 4 x ~16 s: about
 # 55 minutes of JMH, plus the numpy peer and the build.
 
@@ -96,13 +98,29 @@ jmh() {
 if [ $# -gt 0 ]; then
   echo "==> [4/6] JMH: $jmh_args $*"
   jmh "$raw/jmh.json" $jmh_args "$@"
-  rm -f "$raw/jmh-guard-on.json" "$raw/jmh-guard-off.json"
+  rm -f "$raw/jmh-guard-on.json" "$raw/jmh-guard-off.json" "$raw/peer-take.json"
 else
   echo "==> [4/6] JMH, five runs:"
   echo "    conversions and copies: $jmh_args $main_regex"
   jmh "$raw/jmh-main.json" $jmh_args "$main_regex"
-  echo "    native row gathers (the target): $gather_args $native_gather_regex -p path=native"
-  jmh "$raw/jmh-gather-native.json" $gather_args "$native_gather_regex" -p path=native
+  # The gather target compares two runs: one of them minutes apart from the other drifted 1.5x on this
+  # KVM machine between a report's start and end. So the native row gathers run as rounds of one fork,
+  # each after a numpy.take run (kernels_peer.py --only take); each side's rounds are pooled.
+  echo "    native row gathers (the target), $gather_rounds rounds of numpy.take then one fork: $gather_args $native_gather_regex -p path=native"
+  for round in $(seq "$gather_rounds"); do
+    st_uv run -q --project bench/python python bench/python/kernels_peer.py "${peer_args[@]}" --only take \
+      --out "$raw/peer-take-$round.json"
+    jmh "$raw/jmh-gather-native-$round.json" $gather_args "$native_gather_regex" -p path=native
+  done
+  rounds=()
+  takes=()
+  for round in $(seq "$gather_rounds"); do
+    rounds+=("$raw/jmh-gather-native-$round.json")
+    takes+=("$raw/peer-take-$round.json")
+  done
+  st_uv run -q --project bench/python python bench/python/report.py pool --out "$raw/jmh-gather-native.json" "${rounds[@]}"
+  st_uv run -q --project bench/python python bench/python/report.py pool-peer --out "$raw/peer-take.json" "${takes[@]}"
+  rm "${rounds[@]}" "${takes[@]}"
   echo "    other gathers: $jmh_args"
   jmh "$raw/jmh-gather-scalar-vector.json" $jmh_args "GatherBench\.gather$" -p path=scalar,vector
   jmh "$raw/jmh-gather-convert.json" $jmh_args "$other_gather_regex"

@@ -15,7 +15,9 @@ Variants:
   * ``take_astype`` -- ``np.take(table, idx, axis=0).astype(np.float32)``: the gather-and-convert peer.
   * ``copyto``   -- ``np.copyto(dst, src)`` of uint8 arrays, the same-byte baseline.
 
-Writes one JSON file (``--out``); progress goes to stderr.
+Writes one JSON file (``--out``); progress goes to stderr. ``--only take`` times the gathers alone:
+run-kernels.sh runs that between the rounds of the native gather benchmarks, so both sides of the
+gather ratio are measured minutes apart at most (this KVM machine's speed drifts over half an hour).
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="few repeats: a smoke run, not a measurement")
     ap.add_argument("--table-bytes", type=int, default=GIB, help="gather table size (default 1 GiB)")
     ap.add_argument("--indices", type=int, default=65536, help="gather index count (default 65536)")
+    ap.add_argument("--only", choices=("all", "take"), default="all", help="take: the gathers alone")
     args = ap.parse_args()
 
     repeats_big, repeats_small, min_sample = (3, 3, 0.002) if args.quick else (15, 25, 0.01)
@@ -127,28 +130,30 @@ def main() -> None:
         log(f"  {kind:<8} {name:<16} {variant:<12} size={src_bytes:>10}  best {r['best_s'] * 1e6:12.1f} us"
             f"  {gbs:7.2f} GB/s written")
 
-    log("==> numpy same-byte copy baseline (np.copyto)")
-    for nbytes in COPY_SIZES:
-        s = np.frombuffer(rng.bytes(nbytes), dtype=np.uint8).copy()
-        d = np.ones(nbytes, dtype=np.uint8)
-        record("copy", f"COPY_{nbytes}", "copyto", nbytes, nbytes, lambda s=s, d=d: np.copyto(d, s))
-        del s, d
+    if args.only == "all":
+        log("==> numpy same-byte copy baseline (np.copyto)")
+        for nbytes in COPY_SIZES:
+            s = np.frombuffer(rng.bytes(nbytes), dtype=np.uint8).copy()
+            d = np.ones(nbytes, dtype=np.uint8)
+            record("copy", f"COPY_{nbytes}", "copyto", nbytes, nbytes, lambda s=s, d=d: np.copyto(d, s))
+            del s, d
 
-    log("==> numpy / ml_dtypes conversions")
-    jobs = [(name, sd, td, size) for size in SIZES for name, (sd, td) in CONVERSIONS_16.items()]
-    jobs += [(name, sd, np.dtype(np.float32), WIDEN_SIZE) for name, sd in CONVERSIONS_WIDEN.items()]
-    for name, sd, td, size in jobs:
-        src = source(rng, sd, size)
-        dst_bytes = src.size * td.itemsize
-        record("convert", name, "astype", size, dst_bytes, lambda src=src, td=td: src.astype(td))
-        dst = np.empty(src.size, dtype=td)
-        record("convert", name, "into", size, dst_bytes,
-               lambda src=src, dst=dst: np.copyto(dst, src, casting="unsafe"))
-        del src, dst
+        log("==> numpy / ml_dtypes conversions")
+        jobs = [(name, sd, td, size) for size in SIZES for name, (sd, td) in CONVERSIONS_16.items()]
+        jobs += [(name, sd, np.dtype(np.float32), WIDEN_SIZE) for name, sd in CONVERSIONS_WIDEN.items()]
+        for name, sd, td, size in jobs:
+            src = source(rng, sd, size)
+            dst_bytes = src.size * td.itemsize
+            record("convert", name, "astype", size, dst_bytes, lambda src=src, td=td: src.astype(td))
+            dst = np.empty(src.size, dtype=td)
+            record("convert", name, "into", size, dst_bytes,
+                   lambda src=src, dst=dst: np.copyto(dst, src, casting="unsafe"))
+            del src, dst
 
     log(f"==> numpy.take from a {args.table_bytes / GIB:.2f} GiB float16 table [V, {ROW_ELEMS}],"
         f" {args.indices} random rows")
     rows = args.table_bytes // (ROW_ELEMS * 2)
+    rng = np.random.default_rng(43)  # its own seed: the same table and rows with --only take
     raw = rng.integers(0, 2**64, size=args.table_bytes // 8, dtype=np.uint64, endpoint=False)
     raw &= np.uint64(0xBFFFBFFFBFFFBFFF)  # every float16 finite, as the Java table
     table = raw.view(np.float16).reshape(rows, ROW_ELEMS)
@@ -186,6 +191,7 @@ def main() -> None:
         "quick": args.quick,
         "table_bytes": args.table_bytes,
         "indices": args.indices,
+        "only": args.only,
         "row_elems": ROW_ELEMS,
         "timer": "time.perf_counter, best of N samples (median also kept)",
     }

@@ -33,6 +33,7 @@ import math
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 from collections import defaultdict
@@ -225,6 +226,15 @@ class Data:
                 self.np[("COPY", "copyto", r["size"])] = r
             elif r["kind"] == "take":
                 self.np[(r["name"] + "_" + r["index"].upper(), r["variant"], "gather")] = r
+        # numpy.take timed between the rounds of the native gathers (run-kernels.sh), pooled by
+        # `report.py pool-peer`: when present, these are the gathers' baseline, not the later peer run's.
+        self.take_rounds = 0
+        rounds = load_json(raw / "peer-take.json")
+        if rounds:
+            self.take_rounds = rounds["meta"].get("rounds", 1)
+            for r in rounds["results"]:
+                if r["kind"] == "take":
+                    self.np[(r["name"] + "_" + r["index"].upper(), r["variant"], "gather")] = r
 
     def np_ns(self, op: str, variant: str, size) -> float | None:
         r = self.np.get((op, variant, size))
@@ -530,7 +540,12 @@ def write_markdown(d: Data, out: Path, png_name: str) -> None:
               " loader uses for such a table) with the parallel gather on 2 threads (numpy.take has one;"
               " the single-threaded ratio is the line below it), and the info rows show the same gather on 4 KiB pages. A"
               " gather's JMH error is the half-width of its 99.9% interval over 5 forks × 10 iterations (full"
-              " mode); over 10% of the mean, the ratio cannot be told from its neighbours. The narrowing"
+              " mode); over 10% of the mean, the ratio cannot be told from its neighbours."
+              + (f" The native row gathers ran as {d.take_rounds} rounds of one fork each, every round after a"
+                 " numpy.take run; numpy's time is the best sample of those runs, JMH's the mean over all the"
+                 " rounds' iterations, so both sides of the ratio come from the same minutes (this machine's"
+                 " speed drifts between a report's first and last benchmark)." if d.take_rounds else "")
+              + " The narrowing"
               " target compares with a copy of the bytes READ (64 MiB): a narrowing reads 64 MiB and writes"
               " 32 MiB, the copy reads and writes 64 MiB; the × copy column of the tables (the 32 MiB it"
               " writes) is the stricter yardstick. The guard target passes when the means with and without"
@@ -684,6 +699,27 @@ def pool_jmh(inputs: list[Path], out: Path) -> None:
     out.write_text(json.dumps(list(pooled.values()), indent=1) + "\n")
 
 
+def pool_peer(inputs: list[Path], out: Path) -> None:
+    """Several kernels_peer.py runs of the same operations as one: per operation the best sample of
+    all runs, the median of their medians, and the runs' count in meta.rounds."""
+    pooled: dict[tuple, list[dict]] = {}
+    meta = {}
+    for path in inputs:
+        data = json.loads(path.read_text())
+        meta = meta or data["meta"]
+        for r in data["results"]:
+            key = (r["kind"], r["name"], r["variant"], r["size"], r.get("index"))
+            pooled.setdefault(key, []).append(r)
+    results = []
+    for runs in pooled.values():
+        r = dict(runs[0])
+        r["best_s"] = min(x["best_s"] for x in runs)
+        r["median_s"] = statistics.median(x["median_s"] for x in runs)
+        r["repeats"] = sum(x["repeats"] for x in runs)
+        results.append(r)
+    out.write_text(json.dumps({"meta": dict(meta, rounds=len(inputs)), "results": results}, indent=1) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -695,12 +731,18 @@ def main() -> None:
     p = sub.add_parser("pool", help="pool single-fork JMH runs of the same benchmarks into one JMH JSON")
     p.add_argument("--out", required=True)
     p.add_argument("inputs", nargs="+")
+    pp = sub.add_parser("pool-peer", help="pool kernels_peer.py runs of the same operations into one peer JSON")
+    pp.add_argument("--out", required=True)
+    pp.add_argument("inputs", nargs="+")
     args = ap.parse_args()
     if args.cmd == "machine":
         Path(args.out).write_text(json.dumps(collect_machine(), indent=1) + "\n")
         return
     if args.cmd == "pool":
         pool_jmh([Path(i) for i in args.inputs], Path(args.out))
+        return
+    if args.cmd == "pool-peer":
+        pool_peer([Path(i) for i in args.inputs], Path(args.out))
         return
     d = Data(Path(args.raw))
     if not d.jmh:
