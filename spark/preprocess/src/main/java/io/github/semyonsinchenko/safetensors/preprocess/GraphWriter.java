@@ -8,25 +8,52 @@ import static org.apache.spark.sql.functions.shiftrightunsigned;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import java.io.IOException;
+import java.io.Serializable;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.IntStream;
+import org.apache.spark.Partitioner;
+import org.apache.spark.api.java.JavaPairRDD;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.Function2;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import scala.Tuple2;
 
 /**
- * Stage 6, {@code graph.bin}: FK edges resolved by joins against the primary-key maps, then both
- * CSR directions, each from the partitions of the edges sorted by (source, target).
+ * Stage 6, {@code graph.bin}: every FK edge (row -> the target's row of its key) in both CSR
+ * directions. When every FK target table has at most {@link PrimaryKeyMaps#broadcastLimit} rows,
+ * its key map is broadcast and one pass over each table's ordered rows resolves all of a row's
+ * FK columns: it writes the outgoing lists in row order (no sort) and scatters the edges by
+ * target row range to the partitions that write the incoming lists (a counting sort, no
+ * comparison sort). Above the limit, the edges come from shuffled joins against the key-map
+ * Datasets and each direction is range-sorted.
  */
 final class GraphWriter {
     private GraphWriter() {}
 
-    static void write(BuildContext ctx, List<LoadedTable> tables, PrimaryKeyMaps pkMaps) throws IOException {
-        Dataset<Row> edges = null;
+    /** Where each direction's parts are and in which order they concatenate. */
+    private record Csr(Path outDir, int[] outParts, Path inDir, int[] inParts, long edges) {}
+
+    static void write(BuildContext ctx, List<LoadedTable> tables, List<OrderedTable> ordered, PrimaryKeyMaps pkMaps)
+            throws IOException {
+        // Per table, its FK columns that can resolve (schema index) and each one's target table.
+        int[][] fkColumns = new int[tables.size()][];
+        int[][] fkTargets = new int[tables.size()][];
+        boolean[] targets = new boolean[tables.size()];
+        boolean anyFk = false;
         for (LoadedTable t : tables) {
+            List<Integer> cols = new ArrayList<>();
+            List<Integer> tgts = new ArrayList<>();
             for (int j = 0; j < t.schema().columns().size(); j++) {
                 InputSchema.Column c = t.schema().columns().get(j);
                 if (c.foreignKey() == null || c.foreignTable() == null || !t.present()[j]) {
@@ -39,16 +66,17 @@ final class GraphWriter {
                     continue;
                 }
                 // Q10: the column after the '.' is ignored; keys always match the target's primary key.
-                Dataset<Row> e = t.df().where(col("k" + j).isNotNull())
-                        .select(col(ROW).plus(t.rowStart()).as("src"), col("k" + j).as("key"))
-                        .join(pkMaps.of(tables.get(target)).select("pk", "prow"), col("key").equalTo(col("pk")))
-                        .select(col("src"), col("prow").as("dst"));
-                edges = edges == null ? e : edges.unionAll(e);
+                cols.add(j);
+                tgts.add(target);
+                targets[target] = true;
+                anyFk = true;
             }
+            fkColumns[t.index()] = cols.stream().mapToInt(Integer::intValue).toArray();
+            fkTargets[t.index()] = tgts.stream().mapToInt(Integer::intValue).toArray();
         }
         long nodes = tables.isEmpty() ? 0 : tables.getLast().rowEnd();
         Path file = ctx.work.resolve(DatabaseLayout.GRAPH_FILE);
-        if (edges == null) {
+        if (!anyFk) {
             try (Parts.Assembler a = new Parts.Assembler(file)) {
                 a.u32(nodes);
                 a.u32(0);
@@ -58,6 +86,110 @@ final class GraphWriter {
             }
             ctx.info("0 edges");
             return;
+        }
+        long limit = pkMaps.broadcastLimit();
+        String tooBig = null;
+        for (LoadedTable t : tables) {
+            if (targets[t.index()] && t.rows() > limit && tooBig == null) {
+                tooBig = t.schema().name();
+            }
+        }
+        Csr csr;
+        if (tooBig == null) {
+            csr = broadcastCsr(ctx, tables, ordered, pkMaps, fkColumns, fkTargets, targets);
+        } else {
+            ctx.info(String.format(Locale.ROOT, "FK target '%s' has more than %d rows (%s): edges by shuffled joins",
+                    tooBig, limit, PrimaryKeyMaps.BROADCAST_LIMIT_CONF));
+            csr = shuffledCsr(ctx, tables, fkColumns, fkTargets, pkMaps);
+        }
+        if (csr.edges() > BuildContext.U32_LIMIT) {
+            throw new PreprocessException(csr.edges() + " FK edges exceed the format's 32-bit edge count");
+        }
+        try (Parts.Assembler a = new Parts.Assembler(file)) {
+            a.u32(nodes);
+            a.u32(csr.edges());
+            a.u32(nodes);
+            a.u32(csr.edges());
+            writeCsr(a, csr.outDir(), csr.outParts(), nodes);
+            writeCsr(a, csr.inDir(), csr.inParts(), nodes);
+        }
+        Parts.checkSize(file, DatabaseLayout.graphFileSize(nodes, csr.edges()));
+        ctx.info(String.format(Locale.ROOT, "%d nodes, %d edges", nodes, csr.edges()));
+    }
+
+    /** Broadcast key maps, one pass per table writing the outgoing parts, and a scatter to the incoming parts. */
+    private static Csr broadcastCsr(BuildContext ctx, List<LoadedTable> tables, List<OrderedTable> ordered,
+            PrimaryKeyMaps pkMaps, int[][] fkColumns, int[][] fkTargets, boolean[] targets) throws IOException {
+        KeyMap[] maps = pkMaps.keyMaps(tables, ordered, targets);
+        InRanges in = InRanges.of(ctx, tables, fkTargets, targets);
+        List<String> sizes = new ArrayList<>();
+        for (LoadedTable t : tables) {
+            if (maps[t.index()] != null) {
+                sizes.add(t.schema().name() + " " + maps[t.index()].size());
+            }
+        }
+        ctx.info(String.format(Locale.ROOT, "key maps broadcast (%s keys); incoming lists in %d partitions",
+                String.join(", ", sizes), in.partitions()));
+        Path outDir = ctx.parts.resolve("graph-out");
+        Path inDir = ctx.parts.resolve("graph-in");
+        Broadcast<KeyMap[]> b = JavaSparkContext.fromSparkContext(ctx.spark.sparkContext()).broadcast(maps);
+        try {
+            JavaPairRDD<Integer, Bucket> edges = null;
+            int outParts = 0;
+            for (LoadedTable t : tables) {
+                int[] cols = fkColumns[t.index()];
+                if (cols.length == 0) {
+                    continue;
+                }
+                Column[] select = new Column[cols.length + 1];
+                select[0] = col(ROW);
+                for (int c = 0; c < cols.length; c++) {
+                    select[c + 1] = col("k" + cols[c]);
+                }
+                JavaRDD<Row> rows = ordered.get(t.index()).rows().select(select).javaRDD();
+                JavaPairRDD<Integer, Bucket> e = JavaPairRDD.fromJavaRDD(rows.mapPartitionsWithIndex(
+                        new OutPartition(outDir.toString(), outParts, t.rowStart(), fkTargets[t.index()], b, in), true));
+                outParts += rows.getNumPartitions();
+                edges = edges == null ? e : edges.union(e);
+            }
+            List<Parts.Info> inInfos = edges.partitionBy(new ById(in.partitions()))
+                    .mapPartitionsWithIndex(new InPartition(inDir.toString(), in), true).collect();
+            long numEdges = 0;
+            for (Parts.Info info : inInfos) {
+                numEdges += info.rows();
+            }
+            long outEdges = 0;
+            for (int p = 0; p < outParts; p++) {
+                Path part = Parts.partFile(outDir, 0, p);
+                if (!Files.exists(part)) {
+                    throw new IllegalStateException("graph: outgoing part " + part + " is missing");
+                }
+                outEdges += Files.size(part) / 4;
+            }
+            if (outEdges != numEdges) {
+                throw new IllegalStateException(String.format(Locale.ROOT,
+                        "graph: %d outgoing edges written but %d incoming", outEdges, numEdges));
+            }
+            return new Csr(outDir, IntStream.range(0, outParts).toArray(), inDir, ids(inInfos), numEdges);
+        } finally {
+            b.destroy();
+        }
+    }
+
+    /** The edges from shuffled joins against the key-map Datasets, then a range sort per direction. */
+    private static Csr shuffledCsr(BuildContext ctx, List<LoadedTable> tables, int[][] fkColumns, int[][] fkTargets,
+            PrimaryKeyMaps pkMaps) {
+        Dataset<Row> edges = null;
+        for (LoadedTable t : tables) {
+            for (int c = 0; c < fkColumns[t.index()].length; c++) {
+                int j = fkColumns[t.index()][c];
+                Dataset<Row> e = t.df().where(col("k" + j).isNotNull())
+                        .select(col(ROW).plus(t.rowStart()).as("src"), col("k" + j).as("key"))
+                        .join(pkMaps.of(tables.get(fkTargets[t.index()][c])).select("pk", "prow"),
+                                col("key").equalTo(col("pk")))
+                        .select(col("src"), col("prow").as("dst"));
+                edges = edges == null ? e : edges.unionAll(e);
+            }
         }
         // One packed long per edge: a single-column sort key Spark sorts by its prefix alone (radix sort).
         Dataset<Row> packed = ctx.persist(edges.select(pack(col("src"), col("dst")).as("e")));
@@ -72,16 +204,11 @@ final class GraphWriter {
         // Incoming: the transpose, each list in ascending source order (a counting sort's result).
         Path inDir = ctx.parts.resolve("graph-in");
         List<Parts.Info> inParts = csr(packed.select(transpose(col("e")).as("e")), partitions, inDir);
-        try (Parts.Assembler a = new Parts.Assembler(file)) {
-            a.u32(nodes);
-            a.u32(numEdges);
-            a.u32(nodes);
-            a.u32(numEdges);
-            writeCsr(a, outDir, Parts.inOrder(outParts), nodes);
-            writeCsr(a, inDir, Parts.inOrder(inParts), nodes);
-        }
-        Parts.checkSize(file, DatabaseLayout.graphFileSize(nodes, numEdges));
-        ctx.info(String.format(Locale.ROOT, "%d nodes, %d edges", nodes, numEdges));
+        return new Csr(outDir, ids(outParts), inDir, ids(inParts), numEdges);
+    }
+
+    private static int[] ids(List<Parts.Info> infos) {
+        return Parts.inOrder(infos).stream().mapToInt(Parts.Info::partition).toArray();
     }
 
     /**
@@ -105,17 +232,23 @@ final class GraphWriter {
     }
 
     /** Row pointers from the (row, count) runs of the parts, then the neighbour lists. */
-    private static void writeCsr(Parts.Assembler a, Path dir, List<Parts.Info> infos, long nodes) throws IOException {
+    private static void writeCsr(Parts.Assembler a, Path dir, int[] parts, long nodes) throws IOException {
         long[] state = new long[3]; // next row to write, running edge count, pending row of a (row, count) pair
         state[2] = -1;
-        for (Parts.Info info : infos) {
-            Parts.Assembler.readU32s(Parts.partFile(dir, 1, info.partition()), v -> {
+        for (int part : parts) {
+            Parts.Assembler.readU32s(Parts.partFile(dir, 1, part), v -> {
                 if (state[2] < 0) {
                     state[2] = v;
                     return;
                 }
                 long row = state[2];
                 state[2] = -1;
+                // A row's run may continue in the next part (range partitions split a row's edges);
+                // a run before the last row written means parts out of order, which would shift lists.
+                if (row < state[0] - 1 || row >= nodes) {
+                    throw new IllegalStateException(String.format(Locale.ROOT,
+                            "graph: run of row %d after row %d in %s (%d nodes)", row, state[0] - 1, dir, nodes));
+                }
                 while (state[0] <= row) {
                     a.u32(state[1]);
                     state[0]++;
@@ -127,8 +260,8 @@ final class GraphWriter {
             a.u32(state[1]);
             state[0]++;
         }
-        for (Parts.Info info : infos) {
-            a.appendBytes(Parts.partFile(dir, 0, info.partition()));
+        for (int part : parts) {
+            a.appendBytes(Parts.partFile(dir, 0, part));
         }
     }
 
@@ -161,6 +294,200 @@ final class GraphWriter {
                 }
                 return List.of(out.commit(n)).iterator();
             }
+        }
+    }
+
+    /** One source partition's edges bound for one incoming partition, packed {@code dst << 32 | src}, in source order. */
+    record Bucket(int source, long[] edges) implements Serializable {}
+
+    /**
+     * The target rows each incoming partition owns: partition {@code p} holds rows
+     * {@code start[p]} to {@code end[p] - 1}, ascending; only FK target tables have ranges.
+     */
+    record InRanges(long[] start, long[] end) implements Serializable {
+
+        /**
+         * Each target table's rows split evenly into as many ranges as its possible incoming
+         * edges (the rows of the FK columns pointing at it) or its rows need partitions, so a
+         * partition's edges and its per-row counts both stay near {@code rowsPerPartition}.
+         */
+        static InRanges of(BuildContext ctx, List<LoadedTable> tables, int[][] fkTargets, boolean[] targets) {
+            long[] incoming = new long[tables.size()];
+            for (LoadedTable t : tables) {
+                for (int target : fkTargets[t.index()]) {
+                    incoming[target] += t.rows();
+                }
+            }
+            StatChunks.LongList starts = new StatChunks.LongList();
+            StatChunks.LongList ends = new StatChunks.LongList();
+            for (LoadedTable t : tables) {
+                if (!targets[t.index()] || t.rows() == 0) {
+                    continue;
+                }
+                int k = ctx.partitions(Math.max(incoming[t.index()], t.rows()));
+                for (int i = 0; i < k; i++) {
+                    long s = t.rowStart() + t.rows() * i / k;
+                    long e = t.rowStart() + t.rows() * (i + 1) / k;
+                    if (e > s) {
+                        starts.add(s);
+                        ends.add(e);
+                    }
+                }
+            }
+            long[] start = starts.toArray();
+            return start.length == 0 ? new InRanges(new long[] {0}, new long[] {0})
+                    : new InRanges(start, ends.toArray());
+        }
+
+        int partitions() {
+            return start.length;
+        }
+
+        /** The partition owning target row {@code row}. */
+        int partitionOf(long row) {
+            int p = Arrays.binarySearch(start, row);
+            p = p >= 0 ? p : -p - 2;
+            if (p < 0 || row >= end[p]) {
+                throw new IllegalArgumentException("row " + row + " is in no FK target table");
+            }
+            return p;
+        }
+    }
+
+    /**
+     * One partition of a table's ordered rows ({@code __row}, then its FK keys): resolves each
+     * row's keys, writes the row's neighbours (ascending; Q9 leaves the order free) to section 0
+     * and (row, count) runs to section 1 of outgoing part {@code offset + partition}, and returns
+     * the edges bucketed by incoming partition. The part is written before any edge is returned,
+     * so a recomputed partition rewrites the same part.
+     */
+    private record OutPartition(String dir, int offset, long rowStart, int[] targets, Broadcast<KeyMap[]> maps,
+            InRanges in) implements Function2<Integer, Iterator<Row>, Iterator<Tuple2<Integer, Bucket>>> {
+        @Override
+        public Iterator<Tuple2<Integer, Bucket>> call(Integer partition, Iterator<Row> rows) throws IOException {
+            KeyMap[] m = maps.value();
+            StatChunks.LongList[] buckets = new StatChunks.LongList[in.partitions()];
+            long[] dsts = new long[targets.length];
+            int part = offset + partition;
+            long n = 0;
+            long previous = -1;
+            try (Parts.Out out = new Parts.Out(dir, part, 2)) {
+                while (rows.hasNext()) {
+                    Row r = rows.next();
+                    long src = r.getLong(0) + rowStart;
+                    if (src <= previous) {
+                        throw new IllegalStateException(String.format(Locale.ROOT,
+                                "graph: row %d after row %d in ordered partition %d", src, previous, partition));
+                    }
+                    previous = src;
+                    int k = 0;
+                    for (int c = 0; c < targets.length; c++) {
+                        if (!r.isNullAt(c + 1)) {
+                            long dst = m[targets[c]].get(r.getLong(c + 1));
+                            if (dst >= 0) {
+                                dsts[k++] = dst;
+                            }
+                        }
+                    }
+                    if (k == 0) {
+                        continue;
+                    }
+                    Arrays.sort(dsts, 0, k);
+                    for (int i = 0; i < k; i++) {
+                        out.section(0).u32((int) dsts[i]);
+                        int p = in.partitionOf(dsts[i]);
+                        if (buckets[p] == null) {
+                            buckets[p] = new StatChunks.LongList();
+                        }
+                        buckets[p].add(dsts[i] << 32 | src);
+                    }
+                    out.section(1).u32((int) src);
+                    out.section(1).u32(k);
+                    n += k;
+                }
+                out.commit(n);
+            }
+            List<Tuple2<Integer, Bucket>> result = new ArrayList<>();
+            for (int p = 0; p < buckets.length; p++) {
+                if (buckets[p] != null) {
+                    result.add(new Tuple2<>(p, new Bucket(part, buckets[p].toArray())));
+                }
+            }
+            return result.iterator();
+        }
+    }
+
+    /**
+     * One incoming partition: its buckets in source-partition order (so sources ascend), then a
+     * stable counting sort by target row; section 0 the source lists, section 1 (row, count) runs.
+     */
+    private record InPartition(String dir, InRanges in)
+            implements Function2<Integer, Iterator<Tuple2<Integer, Bucket>>, Iterator<Parts.Info>> {
+        @Override
+        public Iterator<Parts.Info> call(Integer partition, Iterator<Tuple2<Integer, Bucket>> it) throws IOException {
+            List<Bucket> buckets = new ArrayList<>();
+            long total = 0;
+            while (it.hasNext()) {
+                Bucket b = it.next()._2();
+                buckets.add(b);
+                total += b.edges().length;
+            }
+            if (total > Integer.MAX_VALUE - 8) {
+                throw new IllegalStateException(String.format(Locale.ROOT,
+                        "graph: %d incoming edges in one partition; lower rowsPerPartition", total));
+            }
+            buckets.sort(Comparator.comparingInt(Bucket::source));
+            long start = in.start()[partition];
+            int width = (int) (in.end()[partition] - start);
+            int[] next = new int[width + 1];
+            for (Bucket b : buckets) {
+                for (long e : b.edges()) {
+                    next[(int) ((e >>> 32) - start) + 1]++;
+                }
+            }
+            for (int d = 0; d < width; d++) {
+                next[d + 1] += next[d];
+            }
+            int[] sources = new int[(int) total];
+            for (Bucket b : buckets) {
+                for (long e : b.edges()) {
+                    sources[next[(int) ((e >>> 32) - start)]++] = (int) e;
+                }
+            }
+            try (Parts.Out out = new Parts.Out(dir, partition, 2)) {
+                for (int src : sources) {
+                    out.section(0).u32(src);
+                }
+                int from = 0; // after the scatter, next[d] is where row d's list ends
+                for (int d = 0; d < width; d++) {
+                    if (next[d] > from) {
+                        out.section(1).u32((int) (start + d));
+                        out.section(1).u32(next[d] - from);
+                        from = next[d];
+                    }
+                }
+                return List.of(out.commit(total)).iterator();
+            }
+        }
+    }
+
+    /** The partition is the key itself. */
+    private static final class ById extends Partitioner {
+        private static final long serialVersionUID = 1L;
+        private final int n;
+
+        ById(int n) {
+            this.n = n;
+        }
+
+        @Override
+        public int numPartitions() {
+            return n;
+        }
+
+        @Override
+        public int getPartition(Object key) {
+            return (Integer) key;
         }
     }
 }

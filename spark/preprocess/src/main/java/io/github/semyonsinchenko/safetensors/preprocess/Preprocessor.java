@@ -146,7 +146,7 @@ public final class Preprocessor {
         }
         stage(ctx, 6, "graph");
         PrimaryKeyMaps pkMaps = new PrimaryKeyMaps(ctx);
-        GraphWriter.write(ctx, tables, pkMaps);
+        GraphWriter.write(ctx, tables, statistics.orderedTables(), pkMaps);
         stage(ctx, 7, "tasks");
         List<TaskMetadata> tasks = new ArrayList<>();
         for (InputSchema.Task task : schema.tasks()) {

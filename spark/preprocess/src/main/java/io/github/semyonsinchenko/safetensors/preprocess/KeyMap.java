@@ -1,0 +1,76 @@
+package io.github.semyonsinchenko.safetensors.preprocess;
+
+import java.io.Serializable;
+import java.util.Locale;
+
+/**
+ * A primary-key map small enough to broadcast: i64 key to global row (u32), open addressing in
+ * two primitive arrays, so a few million keys cost tens of MiB and no object per entry.
+ */
+final class KeyMap implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private static final long MIX = 0x9E37_79B9_7F4A_7C15L;
+
+    private final long[] keys;
+    /** {@code row + 1} as an unsigned int; 0 marks an empty slot (rows stay below 2^32 - 1). */
+    private final int[] rows;
+    private final int mask;
+    private final int shift;
+    private int size;
+
+    /** A map with room for {@code capacity} keys (at most half its slots used). */
+    KeyMap(long capacity) {
+        int bits = Math.max(2, 64 - Long.numberOfLeadingZeros(Math.max(1, 2 * capacity - 1)));
+        if (bits > 30) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT,
+                    "%d keys are too many for a broadcast key map", capacity));
+        }
+        keys = new long[1 << bits];
+        rows = new int[1 << bits];
+        mask = (1 << bits) - 1;
+        shift = 64 - bits;
+    }
+
+    /** Maps {@code key} to {@code row} unless it maps to a later row: duplicate keys, the last row wins. */
+    void putLast(long key, long row) {
+        if (row < 0 || row >= BuildContext.U32_LIMIT) {
+            throw new IllegalArgumentException("row " + row + " is not a u32 row index");
+        }
+        int i = slot(key);
+        while (rows[i] != 0) {
+            if (keys[i] == key) {
+                if (Integer.toUnsignedLong(rows[i]) - 1 < row) {
+                    rows[i] = (int) (row + 1);
+                }
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+        if (2L * (size + 1) > rows.length) {
+            throw new IllegalStateException("key map full: more keys than its capacity " + rows.length / 2);
+        }
+        keys[i] = key;
+        rows[i] = (int) (row + 1);
+        size++;
+    }
+
+    /** The row of {@code key}, or -1 when the key is not in the map. */
+    long get(long key) {
+        int i = slot(key);
+        while (rows[i] != 0) {
+            if (keys[i] == key) {
+                return Integer.toUnsignedLong(rows[i]) - 1;
+            }
+            i = (i + 1) & mask;
+        }
+        return -1;
+    }
+
+    int size() {
+        return size;
+    }
+
+    private int slot(long key) {
+        return (int) ((key * MIX) >>> shift); // Fibonacci hashing: consecutive keys spread over the slots
+    }
+}
