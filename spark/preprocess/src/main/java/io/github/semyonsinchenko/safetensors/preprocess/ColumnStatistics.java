@@ -199,10 +199,6 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
         if (textColumns.length == 0 || t.rows() == 0) {
             return new OrderedTable(rows, ranges, new int[0], null);
         }
-        List<Dataset<Row>> pairs = new ArrayList<>();
-        for (int j : textColumns) {
-            pairs.add(text.indices(t, j));
-        }
-        return new OrderedTable(rows, ranges, textColumns, TextIndices.byPartition(pairs, ranges));
+        return new OrderedTable(rows, ranges, textColumns, text.byPartition(t, textColumns, ranges));
     }
 }

@@ -9,17 +9,16 @@ import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FlatMapFunction;
-import org.apache.spark.api.java.function.PairFlatMapFunction;
-import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Row;
+import org.apache.spark.api.java.function.Function2;
 import scala.Tuple2;
 
 /**
  * A table's text indices laid out like its ordered rows ({@link RowRanges}): partition {@code p}
  * holds, per text column, the (row, index) pairs of the rows of partition {@code p}, packed as
  * {@code row << 32 | index} and sorted, so the encoder reads them alongside the rows with one
- * cursor per column. The whole rows are never shuffled for their text: only the pairs move, and
- * in few large records (one per source and target partition) rather than one per cell.
+ * cursor per column. The whole rows are never shuffled for their text: only the pairs move, from
+ * the vocabulary's ranges, in few large records (one per range, column and target partition)
+ * rather than one per cell.
  */
 final class TextIndices {
     private TextIndices() {}
@@ -28,18 +27,18 @@ final class TextIndices {
     record Piece(int slot, long[] packed) implements Serializable {}
 
     /**
-     * Per partition of {@code ranges} one element: per text column (in the order of {@code pairs})
-     * its packed pairs in row order.
+     * Per partition of {@code ranges} one element: per text column (slot) its packed pairs in row order.
      *
-     * @param pairs per text column a Dataset of {@code row} and {@code idx}
+     * @param ranked the vocabulary's whole cells with their rank within their range, one element per range
+     * @param offsets per range, the index of its first string: a cell's index is its range's offset plus its rank
+     * @param colStart the table's first global column
+     * @param slotOf per column of the table its slot, or -1 when it is not one of the text columns wanted
      */
-    static JavaRDD<long[][]> byPartition(List<Dataset<Row>> pairs, RowRanges ranges) {
-        JavaPairRDD<Integer, Piece> pieces = null;
-        for (int slot = 0; slot < pairs.size(); slot++) {
-            JavaPairRDD<Integer, Piece> p = pairs.get(slot).javaRDD().mapPartitionsToPair(new Split(slot, ranges));
-            pieces = pieces == null ? p : pieces.union(p);
-        }
-        return pieces.partitionBy(new ById(ranges.partitions())).mapPartitions(new Merge(pairs.size()), true);
+    static JavaRDD<long[][]> byPartition(JavaRDD<FirstOccurrences.Ranked> ranked, long[] offsets, int colStart,
+            int[] slotOf, int slots, RowRanges ranges) {
+        JavaPairRDD<Integer, Piece> pieces = JavaPairRDD.fromJavaRDD(ranked.mapPartitionsWithIndex(
+                new Split(offsets, colStart, slotOf, slots, ranges), true));
+        return pieces.partitionBy(new ById(ranges.partitions())).mapPartitions(new Merge(slots), true);
     }
 
     /** Row {@code row << 32 | index} in unsigned row order: Arrays.sort is signed, so the sign bit is flipped around it. */
@@ -53,24 +52,43 @@ final class TextIndices {
         }
     }
 
-    /** Buckets one source partition's pairs by target partition. */
-    private record Split(int slot, RowRanges ranges) implements PairFlatMapFunction<Iterator<Row>, Integer, Piece> {
+    /** Buckets one range's cells of the table by slot and target partition (two passes: arrays of exact size). */
+    private record Split(long[] offsets, int colStart, int[] slotOf, int slots, RowRanges ranges)
+            implements Function2<Integer, Iterator<FirstOccurrences.Ranked>, Iterator<Tuple2<Integer, Piece>>> {
         @Override
-        public Iterator<Tuple2<Integer, Piece>> call(Iterator<Row> rows) {
-            StatChunks.LongList[] buckets = new StatChunks.LongList[ranges.partitions()];
-            while (rows.hasNext()) {
-                Row r = rows.next();
-                long row = r.getLong(0);
-                int p = ranges.partitionOf(row);
-                if (buckets[p] == null) {
-                    buckets[p] = new StatChunks.LongList();
-                }
-                buckets[p].add(row << 32 | (r.getLong(1) & 0xFFFF_FFFFL));
-            }
+        public Iterator<Tuple2<Integer, Piece>> call(Integer range, Iterator<FirstOccurrences.Ranked> it) {
+            int targets = ranges.partitions();
             List<Tuple2<Integer, Piece>> out = new ArrayList<>();
-            for (int p = 0; p < buckets.length; p++) {
-                if (buckets[p] != null) {
-                    out.add(new Tuple2<>(p, new Piece(slot, buckets[p].toArray())));
+            while (it.hasNext()) {
+                FirstOccurrences.Ranked r = it.next();
+                long[] at = r.at();
+                int[] bucket = new int[at.length]; // slot * targets + target partition, or -1
+                int[] size = new int[slots * targets];
+                for (int i = 0; i < at.length; i++) {
+                    int j = (int) (at[i] >>> 32) - colStart;
+                    int slot = j >= 0 && j < slotOf.length ? slotOf[j] : -1;
+                    bucket[i] = slot < 0 ? -1 : slot * targets + ranges.partitionOf(at[i] & 0xFFFF_FFFFL);
+                    if (bucket[i] >= 0) {
+                        size[bucket[i]]++;
+                    }
+                }
+                long[][] packed = new long[size.length][];
+                for (int b = 0; b < size.length; b++) {
+                    packed[b] = size[b] == 0 ? null : new long[size[b]];
+                }
+                int[] fill = new int[size.length];
+                long offset = offsets[range];
+                for (int i = 0; i < at.length; i++) {
+                    int b = bucket[i];
+                    if (b >= 0) {
+                        long index = offset + (r.rank()[i] & 0xFFFF_FFFFL);
+                        packed[b][fill[b]++] = (at[i] & 0xFFFF_FFFFL) << 32 | (index & 0xFFFF_FFFFL);
+                    }
+                }
+                for (int b = 0; b < packed.length; b++) {
+                    if (packed[b] != null) {
+                        out.add(new Tuple2<>(b % targets, new Piece(b / targets, packed[b])));
+                    }
                 }
             }
             return out.iterator();
@@ -109,7 +127,7 @@ final class TextIndices {
     }
 
     /** The partition is the key itself. */
-    private static final class ById extends Partitioner {
+    static final class ById extends Partitioner {
         private static final long serialVersionUID = 1L;
         private final int n;
 

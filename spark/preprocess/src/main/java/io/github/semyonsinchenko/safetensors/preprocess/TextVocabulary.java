@@ -3,91 +3,114 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 import static io.github.semyonsinchenko.safetensors.preprocess.BuildContext.ROW;
 import static org.apache.spark.sql.functions.call_function;
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.octet_length;
 import static org.apache.spark.sql.functions.udf;
 import static org.apache.spark.sql.functions.when;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * Stage 2, the text vocabulary: the first occurrence of each cut string, in column-then-row order,
- * gets the next index. The text cells are hash-partitioned by their cut string, so each string's
- * first occurrence is found (a hash aggregation) and tagged onto its cells (a hash join) without a
- * further exchange; from then on only numbers move: the firsts are sorted to number them, and each
- * cell gets its index by a join on the first occurrence (a long). The later stages never shuffle
- * text. Nothing is collected.
- *
- * @param cells {@code at} (global column {@code << 32 |} row) and {@code idx}, one per text cell
- *     whose value is in the vocabulary uncut
- * @param ordered the keys in index order (computed only when read), or null when there are none
+ * gets the next index. The text is exchanged once: the cells are hash-partitioned by their cut
+ * string, and each partition finds its strings' first occurrences in a hash map
+ * ({@link FirstOccurrences}). From then on only longs move: each first occurrence and each cell
+ * (as its first's position) go to the range ({@link CellRanges}) of that first, where the sorted
+ * firsts rank the cells; a range's offset is the count of firsts in the ranges before it, the one
+ * small result the driver collects. Nothing else is collected.
  */
-record TextVocabulary(Dataset<Row> cells, JavaRDD<String> ordered, long size) {
+final class TextVocabulary {
     private static final String UTF8_CUT = "st_preprocess_utf8_cut";
 
+    /** Per range, its whole cells with their rank in the range (persisted), or null without text columns. */
+    private final JavaRDD<FirstOccurrences.Ranked> ranked;
+    /** Per range, the index of its first first occurrence. */
+    private final long[] offsets;
+    private final JavaRDD<String> ordered;
+    private final long size;
+
+    private TextVocabulary(JavaRDD<FirstOccurrences.Ranked> ranked, long[] offsets, JavaRDD<String> ordered,
+            long size) {
+        this.ranked = ranked;
+        this.offsets = offsets;
+        this.ordered = ordered;
+        this.size = size;
+    }
+
+    /** The number of distinct (cut) strings. */
+    long size() {
+        return size;
+    }
+
+    /** The strings in index order (computed only when read), or null when there are no text columns. */
+    JavaRDD<String> ordered() {
+        return ordered;
+    }
+
     static TextVocabulary build(BuildContext ctx, List<LoadedTable> tables) {
-        // Non-nullable (it is only applied to non-null values): otherwise the join on its result
-        // makes Spark infer an isnotnull filter that calls it once more per cell.
+        // Non-nullable: it is only applied to non-null values.
         ctx.spark.udf().register(UTF8_CUT, udf((UDF1<String, String>) s -> s == null ? null : Utf8.truncate(s,
                 Utf8.MAX_VOCAB_BYTES), DataTypes.StringType).asNonNullable());
         Dataset<Row> cells = null;
         long rows = 0;
+        List<Integer> columns = new ArrayList<>();
+        List<Long> columnRows = new ArrayList<>();
         for (LoadedTable t : tables) {
             int[] textColumns = textColumns(t);
             for (int j : textColumns) {
                 // (global column, row) packed into one long, high bits the column: its order is
-                // column-then-row, and min() over a long stays a hash aggregation (a struct would sort).
+                // column-then-row.
                 long column = (long) (t.colStart() + j) << 32;
-                // A value longer than the cut finds no index (0), as in headwater, whose lookup
-                // uses the uncut value against the cut keys; it still adds its cut string. Two
-                // selects: Spark does not merge them, as that would call the cut twice.
-                Dataset<Row> c = t.df().where(col("c" + j).isNotNull()).select(col(ROW).plus(column).as("at"),
-                        col("c" + j).as("value"), call_function(UTF8_CUT, col("c" + j)).as("key"))
-                        .select(col("at"), col("key"), col("key").equalTo(col("value")).as("whole"));
+                Column value = col("c" + j);
+                // Only a value longer than the cut calls it (a UDF converts every value to a Java
+                // String and back). Such a value finds no index (0), as in headwater, whose lookup
+                // uses the uncut value against the cut keys; it still adds its cut string.
+                Column fits = octet_length(value).leq(lit(Utf8.MAX_VOCAB_BYTES));
+                Dataset<Row> c = t.df().where(value.isNotNull()).select(col(ROW).plus(column).as("at"),
+                        when(fits, value).otherwise(call_function(UTF8_CUT, value)).as("key"), fits.as("whole"));
                 cells = cells == null ? c : cells.unionAll(c);
+                columns.add(t.colStart() + j);
+                columnRows.add(t.rows());
             }
             rows += textColumns.length * t.rows();
         }
-        StructType indexSchema = new StructType(new StructField[] {
-            DataTypes.createStructField("first", DataTypes.LongType, false),
-            DataTypes.createStructField("idx", DataTypes.LongType, false)});
         TextVocabulary vocab;
         if (cells == null) {
-            vocab = new TextVocabulary(ctx.spark.createDataFrame(List.of(), new StructType()
-                    .add("at", DataTypes.LongType, false).add("idx", DataTypes.LongType, false)), null, 0);
+            vocab = new TextVocabulary(null, new long[0], null, 0);
         } else {
-            // The join below needs no exchange: both sides are partitioned by key into the same
-            // partitions. (Spark prunes the aggregation's input to (at, key), so that side is a
-            // second exchange of the cells rather than a reuse of this one.)
-            Dataset<Row> byKey = cells.repartition(ctx.partitions(rows), col("key"));
-            Dataset<Row> firsts = byKey.groupBy("key").agg(min(col("at")).as("first"));
-            Dataset<Row> tagged = ctx.persist(byKey.join(firsts.hint("shuffle_hash"), "key")
-                    .select(col("at"), col("first"), col("whole"), when(col("at").equalTo(col("first")), col("key"))
-                            .as("key")));
-            Dataset<Row> firstCells = tagged.where(col("key").isNotNull());
-            long distinct = firstCells.count();
-            // Index = rank of the first occurrence; only the longs are sorted.
-            JavaRDD<Long> sortedFirsts = ctx.persist(firstCells.select("first")
-                    .repartitionByRange(ctx.partitions(distinct), col("first")).sortWithinPartitions("first")
-                    .javaRDD().map(r -> r.getLong(0)));
-            Dataset<Row> indexOfFirst = ctx.spark.createDataFrame(sortedFirsts.zipWithIndex()
-                    .map(p -> RowFactory.create(p._1(), p._2())), indexSchema);
-            Dataset<Row> indexed = ctx.persist(tagged.where(col("whole")).select("at", "first")
-                    .join(indexOfFirst.hint("shuffle_hash"), "first").select("at", "idx"));
-            JavaRDD<String> orderedKeys = firstCells.select("first", "key")
-                    .repartitionByRange(ctx.partitions(distinct), col("first")).sortWithinPartitions("first")
-                    .select("key").javaRDD().map(r -> r.getString(0));
-            vocab = new TextVocabulary(indexed, orderedKeys, distinct);
+            int partitions = ctx.partitions(rows);
+            CellRanges ranges = CellRanges.of(columns.stream().mapToInt(Integer::intValue).toArray(),
+                    columnRows.stream().mapToLong(Long::longValue).toArray(), partitions);
+            // The one exchange of the text, as Spark's rows (the strings are not turned into Java Strings).
+            JavaRDD<InternalRow> byKey = cells.repartition(partitions, col("key")).queryExecution().toRdd()
+                    .toJavaRDD();
+            JavaRDD<FirstOccurrences.Ranked> ranked = ctx.persist(byKey
+                    .mapPartitionsToPair(new FirstOccurrences.ToRanges(ranges))
+                    .partitionBy(new TextIndices.ById(ranges.count()))
+                    .mapPartitions(new FirstOccurrences.Rank(), true));
+            List<Long> counts = ranked.map(FirstOccurrences.Ranked::firsts).collect(); // in range order
+            long[] offsets = new long[counts.size()];
+            long distinct = 0;
+            for (int r = 0; r < offsets.length; r++) {
+                offsets[r] = distinct;
+                distinct += counts.get(r);
+            }
+            // Only the embedder reads it: the key partitions again (the exchange is reused), now with their strings.
+            JavaRDD<String> orderedKeys = byKey.mapPartitionsToPair(new FirstOccurrences.KeysToRanges(ranges))
+                    .partitionBy(new TextIndices.ById(ranges.count()))
+                    .mapPartitions(new FirstOccurrences.KeysInOrder(), true);
+            vocab = new TextVocabulary(ranked, offsets, orderedKeys, distinct);
         }
         ctx.info(String.format(Locale.ROOT, "%d text strings", vocab.size()));
         if (vocab.size() > BuildContext.U32_LIMIT) {
@@ -116,10 +139,19 @@ record TextVocabulary(Dataset<Row> cells, JavaRDD<String> ordered, long size) {
         return df;
     }
 
-    /** Column {@code j}'s (row, index) pairs, {@code row} and {@code idx}, one per cell with an index. */
-    Dataset<Row> indices(LoadedTable t, int j) {
-        long column = (long) (t.colStart() + j) << 32;
-        return cells.where(col("at").geq(column).and(col("at").lt(column + (1L << 32))))
-                .select(col("at").minus(column).as("row"), col("idx"));
+    /**
+     * The indices of the table's text columns {@code textColumns} (as {@link #textColumns} gives
+     * them), laid out like its ordered rows: see {@link TextIndices}.
+     */
+    JavaRDD<long[][]> byPartition(LoadedTable t, int[] textColumns, RowRanges rowRanges) {
+        if (ranked == null) {
+            throw new IllegalStateException("table '" + t.schema().name() + "': no text vocabulary was built");
+        }
+        int[] slotOf = new int[t.schema().columns().size()];
+        Arrays.fill(slotOf, -1);
+        for (int k = 0; k < textColumns.length; k++) {
+            slotOf[textColumns[k]] = k;
+        }
+        return TextIndices.byPartition(ranked, offsets, t.colStart(), slotOf, textColumns.length, rowRanges);
     }
 }
