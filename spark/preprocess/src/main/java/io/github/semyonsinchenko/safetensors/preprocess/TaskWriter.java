@@ -1,28 +1,25 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
 import static io.github.semyonsinchenko.safetensors.preprocess.SparkColumns.ref;
+import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.monotonically_increasing_id;
-import static org.apache.spark.sql.functions.sum;
-import static org.apache.spark.sql.functions.when;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import io.github.semyonsinchenko.safetensors.sampler.db.TaskMetadata;
-import io.github.semyonsinchenko.safetensors.sampler.db.ValueEncoding;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
-import org.apache.spark.api.java.JavaRDD;
-import org.apache.spark.api.java.function.Function2;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -32,9 +29,24 @@ import org.apache.spark.sql.types.StructType;
 /**
  * Stage 7, one task file (spec §5.3): the query's rows whose anchor key resolves, in query order
  * (Q16), with observation times and the encoded target; the target statistics over the kept rows.
+ *
+ * <p>A key map below {@link #BROADCAST_BYTES} is broadcast: the join then streams the query's
+ * partitions in their order, so the resolved seeds are in query order without a sort, and one
+ * pass over them writes the parts ({@link TaskParts}). A larger map is joined by a shuffle and the
+ * seeds are sorted back by their position in the query result. Either way the seed pass checks
+ * that order. The driver folds the statistics from the parts, as it assembles the file from them.
  */
 final class TaskWriter {
     private TaskWriter() {}
+
+    /** Session setting: the largest key map, in estimated bytes, broadcast to resolve a task's anchors. */
+    static final String BROADCAST_BYTES = "spark.safetensors.preprocess.taskBroadcastBytes";
+    static final long DEFAULT_BROADCAST_BYTES = 512L << 20;
+    /**
+     * Bytes per key map row once Spark has built it for a broadcast: it reported 67.1 MiB for the
+     * 400,000-row (pk, prow, ptc) map of the generator's 1 M-row input; rows count, not columns.
+     */
+    private static final long BROADCAST_ROW_BYTES = 176;
 
     /** Writes the task's file and returns its metadata, or null when no seed resolves (the task is skipped). */
     static TaskMetadata materialize(BuildContext ctx, InputSchema.Task task, List<LoadedTable> tables,
@@ -70,12 +82,8 @@ final class TaskWriter {
         }
         Column target = SparkColumns.value(task.targetStype(), ref(task.targetColumn()),
                 rs.apply(task.targetColumn()).dataType(), where + ", target '" + task.targetColumn() + "'");
-        // The query's order is the seed order (Q16); an id taken right after the query keeps it.
-        Dataset<Row> seeds = result.select(monotonically_increasing_id().as("seq"),
-                SparkColumns.key(ref(task.anchorKey()), rs.apply(task.anchorKey()).dataType(), where + ", anchor key")
-                        .as("key"), obs.as("obs"), target.as("target"));
-        Dataset<Row> resolved = seeds.join(pkMaps.of(anchor), col("key").equalTo(col("pk"))); // unresolved anchors drop
         Column observation;
+        boolean anchorTime = false;
         if (task.observationTimeColumn() != null) {
             observation = col("obs");
         } else if (anchor.schema().temporalColumn() != null) {
@@ -84,68 +92,118 @@ final class TaskWriter {
                         + "' of anchor table '" + anchor.schema().name() + "' is not in its Parquet data");
             }
             observation = col("ptc"); // the anchor row's temporal value, carried by the key map
+            anchorTime = true;
         } else {
             observation = lit(null).cast(DataTypes.LongType);
         }
-        Dataset<Row> kept = ctx.persist(resolved.select(col("seq"), col("prow"), observation.as("obs"),
-                col("target")));
-        long n = kept.count();
-        Dataset<Row> ordered = ctx.persist(kept.repartitionByRange(ctx.partitions(n), col("seq"))
-                .sortWithinPartitions("seq"));
+        // The query's order is the seed order (Q16); an id taken right after the query keeps it. Being
+        // nondeterministic, it also keeps the optimizer from dropping the query's sort under the join.
+        Dataset<Row> seeds = result.select(monotonically_increasing_id().as("seq"),
+                SparkColumns.key(ref(task.anchorKey()), rs.apply(task.anchorKey()).dataType(), where + ", anchor key")
+                        .as("key"), obs.as("obs"), target.as("target"));
+        Dataset<Row> keyMap = anchorTime ? pkMaps.of(anchor).select("pk", "prow", "ptc")
+                : pkMaps.of(anchor).select("pk", "prow");
+        Column[] kept = {col("seq"), col("prow"), observation.as("obs"), col("target")};
+        Dataset<Row> ordered;
+        boolean broadcastMap = broadcasts(ctx, anchor.rows());
+        if (broadcastMap) {
+            ordered = seeds.join(broadcast(keyMap), col("key").equalTo(col("pk"))).select(kept); // unresolved drop
+        } else {
+            Dataset<Row> resolved = ctx.persist(seeds.join(keyMap, col("key").equalTo(col("pk"))).select(kept));
+            ordered = resolved.repartitionByRange(ctx.partitions(resolved.count()), col("seq"))
+                    .sortWithinPartitions("seq");
+        }
+        SemanticType stype = task.targetStype();
+        Path dir = ctx.parts.resolve("task-" + task.name().hashCode() + "-" + UUID.randomUUID());
+        List<TaskParts.Piece> pieces = new ArrayList<>(ordered.javaRDD()
+                .mapPartitionsWithIndex(new TaskParts.SeedPartition(task.name(), stype, dir.toString()), true).collect());
+        pieces.sort((a, b) -> Integer.compare(a.info().partition(), b.info().partition()));
+        pieces.removeIf(p -> p.info().rows() == 0);
+        long n = 0;
+        long last = -1;
+        for (TaskParts.Piece p : pieces) {
+            if (p.first() <= last) {
+                throw new IllegalStateException(String.format(Locale.ROOT, "%s: partition %d starts at seed %d, not"
+                        + " after seed %d; the seeds are not in query order", where, p.info().partition(), p.first(), last));
+            }
+            last = p.last();
+            n += p.info().rows();
+        }
         if (n == 0) {
             ctx.info(task.name() + ": no seed resolves to an anchor row; skipped (as headwater, later tasks shift down)");
             return null;
         }
-        SemanticType stype = task.targetStype();
+        long nulls = pieces.stream().mapToLong(TaskParts.Piece::nulls).sum();
         ColumnStats targetStats;
-        HashMap<String, Integer> cats = null;
+        double mean = 0.0;
+        double std = 1.0;
+        List<TaskParts.Pending> pending = new ArrayList<>();
         switch (stype) {
             case NUMERICAL -> {
                 OrderedStats.Numerical acc = new OrderedStats.Numerical();
-                JavaRDD<StatChunks.Chunk> chunks = targetChunks(ctx, ordered, false);
-                ctx.forEachInOrder(chunks, c -> acc.add((double[]) c.values()[0]));
+                foldValues(dir, pieces, v -> acc.add(Arrays.stream(v).mapToDouble(Double::longBitsToDouble).toArray()));
                 acc.endFirstPass();
-                ctx.forEachInOrder(chunks, c -> acc.addSquares((double[]) c.values()[0]));
-                targetStats = acc.stats(n - acc.count);
+                foldValues(dir, pieces, v -> acc.addSquares(Arrays.stream(v).mapToDouble(Double::longBitsToDouble)
+                        .toArray()));
+                ColumnStats.Numerical num = acc.stats(nulls);
+                targetStats = num;
+                mean = num.mean();
+                std = num.std();
             }
             case TIMESTAMP -> {
                 OrderedStats.Timestamp acc = new OrderedStats.Timestamp();
-                JavaRDD<StatChunks.Chunk> chunks = targetChunks(ctx, ordered, true);
-                ctx.forEachInOrder(chunks, c -> acc.add((long[]) c.values()[0]));
+                foldValues(dir, pieces, acc::add);
                 acc.endFirstPass();
-                ctx.forEachInOrder(chunks, c -> acc.addSquares((long[]) c.values()[0]));
-                targetStats = acc.stats(n - acc.count);
+                foldValues(dir, pieces, acc::addSquares);
+                targetStats = acc.stats(nulls);
             }
-            case BOOLEAN -> {
-                Row c = ordered.agg(sum(when(col("target").isNull(), 1L).otherwise(0L)),
-                        sum(when(col("target").equalTo(true), 1L).otherwise(0L)),
-                        sum(when(col("target").equalTo(false), 1L).otherwise(0L))).first();
-                targetStats = new ColumnStats.Boolean(c.getLong(0), c.getLong(1), c.getLong(2));
-            }
+            case BOOLEAN -> targetStats = new ColumnStats.Boolean(nulls,
+                    pieces.stream().mapToLong(TaskParts.Piece::trues).sum(),
+                    pieces.stream().mapToLong(TaskParts.Piece::falses).sum());
             case CATEGORICAL -> {
-                long nulls = ordered.where(col("target").isNull()).count();
-                List<String> categories = categories(ordered, "target");
-                cats = categorical.indices(task.targetColumn(), categories);
+                LinkedHashSet<String> distinct = new LinkedHashSet<>();
+                for (TaskParts.Piece p : pieces) {
+                    distinct.addAll(Arrays.asList(p.categories()));
+                }
+                List<String> categories = new ArrayList<>(distinct);
+                categories.sort(Utf8.BYTE_ORDER);
+                HashMap<String, Integer> cats = categorical.indices(task.targetColumn(), categories);
                 int start = categories.isEmpty() ? 0 : cats.get(categories.getFirst());
                 targetStats = new ColumnStats.Categorical(nulls, categories, start);
+                for (TaskParts.Piece p : pieces) {
+                    int[] remap = new int[p.categories().length + 1]; // local id 0 is a null target: index 0
+                    for (int i = 0; i < p.categories().length; i++) {
+                        remap[i + 1] = cats.get(p.categories()[i]);
+                    }
+                    pending.add(new TaskParts.Pending(p.info().partition(), p.info().rows(), remap));
+                }
             }
             default -> throw new IllegalStateException(stype.toString());
         }
-        Path dir = ctx.parts.resolve("task-" + task.name().hashCode() + "-" + UUID.randomUUID());
-        ColumnStats.Numerical num = targetStats instanceof ColumnStats.Numerical x ? x : null;
-        List<Parts.Info> infos = ordered.select("prow", "obs", "target").javaRDD().mapPartitionsWithIndex(
-                new EncodePartition(stype, num == null ? 0.0 : num.mean(), num == null ? 1.0 : num.std(),
-                        statistics.globalTsMean(), statistics.globalTsStd(), cats, dir.toString()), true).collect();
+        Path encoded = null;
+        if (stype != SemanticType.BOOLEAN) {
+            if (pending.isEmpty()) {
+                for (TaskParts.Piece p : pieces) {
+                    pending.add(new TaskParts.Pending(p.info().partition(), p.info().rows(), null));
+                }
+            }
+            encoded = dir.resolve("encoded");
+            JavaSparkContext.fromSparkContext(ctx.spark.sparkContext()).parallelize(pending, pending.size())
+                    .foreach(new TaskParts.ValuePartition(stype, mean, std, statistics.globalTsMean(),
+                            statistics.globalTsStd(), dir.toString(), encoded.toString()));
+        }
         Path file = DatabaseLayout.taskFile(ctx.work, task.name());
         try (Parts.Assembler a = new Parts.Assembler(file)) {
             a.u32(n);
             a.u32(0);
             for (int section = 0; section < 4; section++) {
-                boolean bits = section == 2 || (section == 3 && stype == SemanticType.BOOLEAN);
-                for (Parts.Info info : Parts.inOrder(infos)) {
-                    Path part = Parts.partFile(dir, section, info.partition());
+                boolean bits = section == TaskParts.VALID || (section == TaskParts.VALUES && stype == SemanticType.BOOLEAN);
+                for (TaskParts.Piece p : pieces) {
+                    int partition = p.info().partition();
+                    Path part = section == TaskParts.VALUES && encoded != null ? Parts.partFile(encoded, 0, partition)
+                            : Parts.partFile(dir, section, partition);
                     if (bits) {
-                        a.appendBits(part, info.rows());
+                        a.appendBits(part, p.info().rows());
                     } else {
                         a.appendBytes(part);
                     }
@@ -155,62 +213,35 @@ final class TaskWriter {
             }
         }
         Parts.checkSize(file, DatabaseLayout.taskFileSize(stype, n));
-        ctx.info(String.format(Locale.ROOT, "%s: %d seeds", task.name(), n));
+        ctx.info(String.format(Locale.ROOT, "%s: %d seeds, key map %s", task.name(), n,
+                broadcastMap ? "broadcast" : "shuffled"));
         return new TaskMetadata(task.name(), anchorIdx, stype, (int) n, targetStats);
     }
 
-    /** The target's non-null values per ordered partition (field 1 of (seq, target)). */
-    private static JavaRDD<StatChunks.Chunk> targetChunks(BuildContext ctx, Dataset<Row> ordered, boolean timestamp) {
-        SemanticType stype = timestamp ? SemanticType.TIMESTAMP : SemanticType.NUMERICAL;
-        return ctx.persist(ordered.select("seq", "target").javaRDD().mapPartitions(new StatChunks(
-                new SemanticType[] {stype}, new int[] {-1}, new int[] {1}, new int[] {0})));
+    /** Whether the key map of a table of {@code rows} rows is under the broadcast bound. */
+    private static boolean broadcasts(BuildContext ctx, long rows) {
+        long bound = Long.parseLong(ctx.spark.conf().get(BROADCAST_BYTES, Long.toString(DEFAULT_BROADCAST_BYTES)));
+        return rows <= bound / BROADCAST_ROW_BYTES;
     }
 
-    /** Distinct non-null values sorted by UTF-8 bytes; they go into metadata.json, so the driver holds them anyway. */
-    private static List<String> categories(Dataset<Row> df, String column) {
-        List<String> values = new ArrayList<>();
-        for (Row r : df.select(col(column)).where(col(column).isNotNull()).distinct().collectAsList()) {
-            values.add(r.getString(0));
-        }
-        values.sort(Utf8.BYTE_ORDER);
-        return values;
+    @FunctionalInterface
+    private interface LongsSink {
+        void accept(long[] values);
     }
 
-    /** Encodes one ordered partition of a task's seeds. */
-    private record EncodePartition(SemanticType stype, double mean, double std, double tsMean, double tsStd,
-            HashMap<String, Integer> categories, String dir)
-            implements Function2<Integer, Iterator<Row>, Iterator<Parts.Info>> {
-        @Override
-        public Iterator<Parts.Info> call(Integer partition, Iterator<Row> rows) throws IOException {
-            float[] ts = new float[DatabaseLayout.TIMESTAMP_DIM];
-            long n = 0;
-            try (Parts.Out out = new Parts.Out(dir, partition, 4)) {
-                while (rows.hasNext()) {
-                    Row r = rows.next();
-                    out.section(0).u32((int) r.getLong(0));
-                    out.section(1).i64(r.isNullAt(1) ? DatabaseLayout.NO_OBSERVATION_TIME : r.getLong(1));
-                    boolean valid = !r.isNullAt(2);
-                    out.section(2).bit(valid);
-                    Parts.Section values = out.section(3);
-                    switch (stype) {
-                        case NUMERICAL -> values.f32(valid ? ValueEncoding.zScore(r.getDouble(2), mean, std) : 0f);
-                        case TIMESTAMP -> {
-                            if (valid) {
-                                ValueEncoding.timestampFeatures(r.getLong(2), tsMean, tsStd, ts, 0);
-                            } else {
-                                Arrays.fill(ts, 0f);
-                            }
-                            for (float f : ts) {
-                                values.f32(f);
-                            }
-                        }
-                        case BOOLEAN -> values.bit(valid && r.getBoolean(2));
-                        case CATEGORICAL -> values.u32(valid ? categories.getOrDefault(r.getString(2), 0) : 0);
-                        default -> throw new IllegalStateException(stype.toString());
+    /** Feeds the non-null raw target values to {@code sink} in seed order, streaming the parts. */
+    private static void foldValues(Path dir, List<TaskParts.Piece> pieces, LongsSink sink) throws IOException {
+        long[] buf = new long[8192];
+        for (TaskParts.Piece p : pieces) {
+            try (TaskParts.Reader in = new TaskParts.Reader(Parts.partFile(dir, TaskParts.VALUES, p.info().partition()))) {
+                for (long left = p.info().rows() - p.nulls(); left > 0; ) {
+                    int k = (int) Math.min(left, buf.length);
+                    for (int i = 0; i < k; i++) {
+                        buf[i] = in.i64();
                     }
-                    n++;
+                    sink.accept(k == buf.length ? buf : Arrays.copyOf(buf, k));
+                    left -= k;
                 }
-                return List.of(out.commit(n)).iterator();
             }
         }
     }

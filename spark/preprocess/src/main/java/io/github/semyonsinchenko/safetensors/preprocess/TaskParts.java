@@ -1,0 +1,223 @@
+package io.github.semyonsinchenko.safetensors.preprocess;
+
+import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
+import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
+import io.github.semyonsinchenko.safetensors.sampler.db.ValueEncoding;
+import java.io.BufferedInputStream;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Serializable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.api.java.function.Function2;
+import org.apache.spark.api.java.function.VoidFunction;
+import org.apache.spark.sql.Row;
+
+/**
+ * The two passes that write a task's parts (stage 7). The seed pass writes every section from the
+ * resolved seeds; a target whose encoding needs statistics (z-scores, timestamp features,
+ * vocabulary indices) is written raw and encoded by the value pass, file to file, once the driver
+ * has the statistics. So the seeds are computed once and never cached.
+ */
+final class TaskParts {
+    private TaskParts() {}
+
+    static final int ROWS = 0;
+    static final int TIMES = 1;
+    static final int VALID = 2;
+    static final int VALUES = 3;
+
+    /**
+     * What the seed pass saw in one partition.
+     *
+     * @param first the first seed's position in the query result ({@code seq}), -1 when empty
+     * @param last the last seed's position
+     * @param nulls seeds without a target value
+     * @param trues boolean targets that are true
+     * @param falses boolean targets that are false
+     * @param categories a categorical target's distinct values in first-seen order (local id i + 1)
+     */
+    record Piece(Parts.Info info, long first, long last, long nulls, long trues, long falses, String[] categories)
+            implements Serializable {}
+
+    /** One partition for the value pass; {@code remap} maps a local category id to its vocabulary index. */
+    record Pending(int partition, long rows, int[] remap) implements Serializable {}
+
+    /**
+     * The seed pass over rows (seq, prow, obs, target) in query order. Raw values: a numerical
+     * target's non-null f64 bits, a timestamp's non-null µs, a categorical's local id (0: null); a
+     * boolean target is final already. Fails if {@code seq} does not increase: the file would
+     * not be in query order.
+     */
+    record SeedPartition(String task, SemanticType stype, String dir)
+            implements Function2<Integer, Iterator<Row>, Iterator<Piece>> {
+        @Override
+        public Iterator<Piece> call(Integer partition, Iterator<Row> rows) throws IOException {
+            long n = 0;
+            long first = -1;
+            long last = -1;
+            long nulls = 0;
+            long trues = 0;
+            long falses = 0;
+            HashMap<String, Integer> local = new HashMap<>();
+            List<String> seen = new ArrayList<>();
+            try (Parts.Out out = new Parts.Out(dir, partition, 4)) {
+                while (rows.hasNext()) {
+                    Row r = rows.next();
+                    long seq = r.getLong(0);
+                    if (n > 0 && seq <= last) {
+                        throw new IllegalStateException(String.format(Locale.ROOT, "task '%s': seed %d follows seed %d"
+                                + " in partition %d; the seeds are not in query order", task, seq, last, partition));
+                    }
+                    if (n == 0) {
+                        first = seq;
+                    }
+                    last = seq;
+                    out.section(ROWS).u32((int) r.getLong(1));
+                    out.section(TIMES).i64(r.isNullAt(2) ? DatabaseLayout.NO_OBSERVATION_TIME : r.getLong(2));
+                    boolean valid = !r.isNullAt(3);
+                    out.section(VALID).bit(valid);
+                    if (!valid) {
+                        nulls++;
+                    }
+                    Parts.Section values = out.section(VALUES);
+                    switch (stype) {
+                        case NUMERICAL -> {
+                            if (valid) {
+                                values.i64(Double.doubleToRawLongBits(r.getDouble(3)));
+                            }
+                        }
+                        case TIMESTAMP -> {
+                            if (valid) {
+                                values.i64(r.getLong(3));
+                            }
+                        }
+                        case BOOLEAN -> {
+                            boolean b = valid && r.getBoolean(3);
+                            values.bit(b);
+                            if (b) {
+                                trues++;
+                            } else if (valid) {
+                                falses++;
+                            }
+                        }
+                        case CATEGORICAL -> {
+                            int id = 0;
+                            if (valid) {
+                                String v = r.getString(3);
+                                Integer known = local.get(v);
+                                if (known == null) {
+                                    seen.add(v);
+                                    known = seen.size();
+                                    local.put(v, known);
+                                }
+                                id = known;
+                            }
+                            values.u32(id);
+                        }
+                        default -> throw new IllegalStateException(stype.toString());
+                    }
+                    n++;
+                }
+                return List.of(new Piece(out.commit(n), first, last, nulls, trues, falses,
+                        seen.toArray(String[]::new))).iterator();
+            }
+        }
+    }
+
+    /** The value pass for one partition: its raw target values to the encoded ones (section 0 of {@code outDir}). */
+    record ValuePartition(SemanticType stype, double mean, double std, double tsMean, double tsStd, String dir,
+            String outDir) implements VoidFunction<Pending> {
+        @Override
+        public void call(Pending p) throws IOException {
+            Path in = Path.of(dir);
+            float[] ts = new float[DatabaseLayout.TIMESTAMP_DIM];
+            try (Parts.Out out = new Parts.Out(outDir, p.partition(), 1);
+                    Reader valid = new Reader(Parts.partFile(in, VALID, p.partition()));
+                    Reader values = new Reader(Parts.partFile(in, VALUES, p.partition()))) {
+                Parts.Section s = out.section(0);
+                for (long i = 0; i < p.rows(); i++) {
+                    boolean v = valid.bit();
+                    switch (stype) {
+                        case NUMERICAL -> s.f32(v ? ValueEncoding.zScore(Double.longBitsToDouble(values.i64()), mean, std)
+                                : 0f);
+                        case TIMESTAMP -> {
+                            if (v) {
+                                ValueEncoding.timestampFeatures(values.i64(), tsMean, tsStd, ts, 0);
+                            } else {
+                                Arrays.fill(ts, 0f);
+                            }
+                            for (float f : ts) {
+                                s.f32(f);
+                            }
+                        }
+                        case CATEGORICAL -> s.u32(p.remap()[values.u32()]);
+                        default -> throw new IllegalStateException(stype.toString());
+                    }
+                }
+                out.commit(p.rows());
+            }
+        }
+    }
+
+    /** Little-endian values and LSB-first bits read back from a part file. */
+    static final class Reader implements Closeable {
+        private final Path file;
+        private final InputStream in;
+        private final byte[] buf = new byte[8];
+        private int bits;
+        private int bitsLeft;
+
+        Reader(Path file) throws IOException {
+            this.file = file;
+            this.in = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
+        }
+
+        private void fill(int n) throws IOException {
+            if (in.readNBytes(buf, 0, n) != n) {
+                throw new EOFException(file + ": part ends early");
+            }
+        }
+
+        long i64() throws IOException {
+            fill(8);
+            long v = 0;
+            for (int i = 7; i >= 0; i--) {
+                v = v << 8 | (buf[i] & 0xff);
+            }
+            return v;
+        }
+
+        int u32() throws IOException {
+            fill(4);
+            return (buf[0] & 0xff) | (buf[1] & 0xff) << 8 | (buf[2] & 0xff) << 16 | (buf[3] & 0xff) << 24;
+        }
+
+        boolean bit() throws IOException {
+            if (bitsLeft == 0) {
+                bits = in.read();
+                if (bits < 0) {
+                    throw new EOFException(file + ": bitmap part ends early");
+                }
+                bitsLeft = 8;
+            }
+            boolean b = (bits & 1) != 0;
+            bits >>>= 1;
+            bitsLeft--;
+            return b;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+}
