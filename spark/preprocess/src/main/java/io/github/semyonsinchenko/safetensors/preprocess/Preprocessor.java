@@ -141,9 +141,7 @@ public final class Preprocessor {
         stage(ctx, 4, "embeddings (" + ctx.options.embedder() + ")");
         EmbeddingFiles.write(ctx, tables, categorical, text);
         stage(ctx, 5, "encoding tables");
-        for (int ti = 0; ti < tables.size(); ti++) {
-            TableEncoder.encode(ctx, tables.get(ti), statistics.orderedTables().get(ti), statistics, categorical);
-        }
+        TableEncoder.encodeAll(ctx, tables, statistics, categorical);
         stage(ctx, 6, "graph");
         PrimaryKeyMaps pkMaps = new PrimaryKeyMaps(ctx);
         GraphWriter.write(ctx, tables, pkMaps);
