@@ -35,6 +35,11 @@ spark_opens="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/j
  --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED
  --add-exports=java.base/sun.nio.ch=ALL-UNNAMED -Djdk.reflect.useDirectMethodHandle=false
  -Dio.netty.tryReflectionSetAccessible=true"
+# Spark's INFO lines (one per task) only at the user's request: their log4j2 configuration wins.
+log_opts=("-Dlog4j2.configurationFile=$ST_ROOT/scripts/preprocess-log4j2.properties")
+if [ -n "${LOG4J_CONFIGURATION_FILE:-}" ] || [[ "${PREPROCESS_JAVA_OPTS:-}" == *log4j2.configurationFile* ]]; then
+  log_opts=()
+fi
 # shellcheck disable=SC2086
 exec java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow $spark_opens \
-  ${PREPROCESS_JAVA_OPTS:-} -cp "$jar:$(cat "$classpath_file")" "$main" "$@"
+  ${log_opts[@]+"${log_opts[@]}"} ${PREPROCESS_JAVA_OPTS:-} -cp "$jar:$(cat "$classpath_file")" "$main" "$@"
