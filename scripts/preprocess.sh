@@ -27,6 +27,11 @@ spark_opens="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/j
  --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED
  --add-exports=java.base/sun.nio.ch=ALL-UNNAMED -Djdk.reflect.useDirectMethodHandle=false
  -Dio.netty.tryReflectionSetAccessible=true"
+# Spark's INFO lines (one per task) only at the user's request: their log4j2 configuration wins.
+log_opts=("-Dlog4j2.configurationFile=$ST_ROOT/scripts/preprocess-log4j2.properties")
+if [ -n "${LOG4J_CONFIGURATION_FILE:-}" ] || [[ "${PREPROCESS_JAVA_OPTS:-}" == *log4j2.configurationFile* ]]; then
+  log_opts=()
+fi
 classpath="$jar:$(cat "$classpath_file")"
 package=io.github.semyonsinchenko.safetensors.preprocess
 run_java() { # extra JVM options up to "--", then the main class and its arguments
@@ -34,8 +39,8 @@ run_java() { # extra JVM options up to "--", then the main class and its argumen
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
   shift
   # shellcheck disable=SC2086
-  java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow $spark_opens "${opts[@]}" \
-    -cp "$classpath" "$@"
+  java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow $spark_opens \
+    ${log_opts[@]+"${log_opts[@]}"} "${opts[@]}" -cp "$classpath" "$@"
 }
 
 # JDK 25's ahead-of-time cache (JEPs 483, 514, 515): the classes a run loads and links, and their
@@ -75,5 +80,5 @@ if [ "${1:-}" = "generate" ]; then
   shift
 fi
 # shellcheck disable=SC2086
-exec java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow $spark_opens "${aot_opts[@]}" \
-  ${PREPROCESS_JAVA_OPTS:-} -cp "$classpath" "$main" "$@"
+exec java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow $spark_opens \
+  ${log_opts[@]+"${log_opts[@]}"} ${aot_opts[@]+"${aot_opts[@]}"} ${PREPROCESS_JAVA_OPTS:-} -cp "$classpath" "$main" "$@"

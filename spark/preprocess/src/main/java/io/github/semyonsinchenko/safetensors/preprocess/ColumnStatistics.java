@@ -17,7 +17,8 @@ import org.apache.spark.sql.Row;
  * Stage 3, per-column statistics in global column order and the global timestamp statistics, from
  * one scan per table of its ordered rows ({@link StatChunks}). Counts and category sets are
  * order-free sums; numerical and timestamp sums are folded by {@link OrderedStats} in row order, so
- * they do not depend on the partitioning.
+ * they do not depend on the partitioning. The driver folds values it holds ({@link #DRIVER_VALUES_CONF})
+ * or fetches from the executors' cache.
  *
  * @param stats one per global column (categorical {@code cat_emb_start} still 0)
  * @param orderedTables per table, its rows in order and its text indices, for encoding
@@ -35,21 +36,72 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
     /** Rows of statistics values the driver fetches per job (at least one partition). */
     private static final long FETCH_ROWS = 2_000_000;
 
+    /**
+     * Session setting: how many statistics values (8 bytes each, counted as rows times numerical
+     * and timestamp columns) the driver may hold. The tables that fit, taken in schema order, are
+     * scanned together by one job, and their values stay on the driver for both passes and the
+     * global timestamp pass; each other table is cached on the executors and fetched once per pass,
+     * {@link #FETCH_ROWS} rows at a time. Default: a 16th of the driver heap, at most a quarter of
+     * {@code spark.driver.maxResultSize}.
+     */
+    static final String DRIVER_VALUES_CONF = "spark.safetensors.preprocess.statisticsDriverValues";
+
     /** A timestamp column's chunks, for the global second pass. */
-    private record TimestampColumn(JavaRDD<StatChunks.Chunk> chunks, RowRanges ranges, int chunkIndex) {}
+    private record TimestampColumn(Scan scan, int chunkIndex) {}
+
+    /**
+     * One table's statistics chunks and their row ranges: either {@code held} on the driver (one
+     * job, nothing cached) or {@code cached} on the executors and fetched in order for each pass.
+     */
+    private record Scan(RowRanges ranges, List<StatChunks.Chunk> held, JavaRDD<StatChunks.Chunk> cached) {
+
+        void forEach(Consumer<StatChunks.Chunk> sink) {
+            if (held != null) {
+                held.forEach(sink);
+            } else {
+                inOrder(cached, ranges, sink);
+            }
+        }
+
+        /** Statistics column {@code k}'s values per partition, in order (a fetch moves only those). */
+        void forEachValues(int k, Consumer<Object> sink) {
+            if (held != null) {
+                held.forEach(c -> sink.accept(c.values()[k]));
+            } else {
+                inOrder(cached.map(c -> c.values()[k]), ranges, sink);
+            }
+        }
+
+        boolean onDriver() {
+            return held != null;
+        }
+    }
+
+    /** One table's statistics pass: its scan, its columns and whether its values are held on the driver. */
+    private record TablePass(LoadedTable table, Dataset<Row> scan, StatChunks pass, SemanticType[] stypes,
+            int[] statColumns, boolean hold) {
+
+        JavaRDD<StatChunks.Chunk> chunks(Dataset<Row> rows) {
+            StatChunks p = pass;
+            return rows.javaRDD().mapPartitionsWithIndex((i, it) -> p.call(i, it), true);
+        }
+    }
 
     static ColumnStatistics compute(BuildContext ctx, List<LoadedTable> tables, TextVocabulary text) {
         List<ColumnStats> stats = new ArrayList<>();
         List<OrderedTable> orderedTables = new ArrayList<>();
         List<TimestampColumn> tsColumns = new ArrayList<>(); // in global column order
         OrderedStats.Global global = new OrderedStats.Global();
+        long budget = driverValues(ctx);
+        long held = 0;
+        List<TablePass> passes = new ArrayList<>();
         for (LoadedTable t : tables) {
             List<InputSchema.Column> columns = t.schema().columns();
             int m = columns.size();
             // The scan itself, when its partitions already hold the rows in order (one Parquet file
             // does); otherwise, checked after the statistics pass, a range sort.
-            Dataset<Row> ordered = TextVocabulary.withoutText(t);
-            List<String> fieldNames = Arrays.asList(ordered.columns());
+            Dataset<Row> scan = TextVocabulary.withoutText(t);
+            List<String> fieldNames = Arrays.asList(scan.columns());
             SemanticType[] stypes = new SemanticType[m];
             int[] validFields = new int[m];
             int[] valueFields = new int[m];
@@ -58,9 +110,29 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
                 validFields[j] = fieldNames.indexOf("v" + j);
                 valueFields[j] = fieldNames.indexOf("c" + j);
             }
+            int[] statCols = t.statColumns();
+            // At most this many values (nulls are not counted in advance).
+            long values = t.rows() * statCols.length;
+            boolean hold = held + values <= budget;
+            if (hold) {
+                held += values;
+            }
+            // One scan of the ordered rows: the first pass of the ordered sums and every order-free count.
+            StatChunks pass = new StatChunks(fieldNames.indexOf(BuildContext.ROW), stypes, validFields, valueFields,
+                    statCols);
+            passes.add(new TablePass(t, scan, pass, stypes, statCols, hold));
+        }
+        ctx.info(String.format(Locale.ROOT, "statistics values: %d of the driver's %d held", held, budget));
+        // Every held table in one job: one job's fixed cost, and the tables' partitions share the cores.
+        List<List<StatChunks.Chunk>> heldChunks = collectHeld(passes);
+        for (int ti = 0; ti < passes.size(); ti++) {
+            TablePass tp = passes.get(ti);
+            LoadedTable t = tp.table();
+            int m = t.schema().columns().size();
+            SemanticType[] stypes = tp.stypes();
+            int[] statCols = tp.statColumns();
             OrderedStats.Numerical[] nums = new OrderedStats.Numerical[m];
             OrderedStats.Timestamp[] tss = new OrderedStats.Timestamp[m];
-            int[] statCols = t.statColumns();
             for (int j : statCols) {
                 if (stypes[j] == SemanticType.TIMESTAMP) {
                     tss[j] = new OrderedStats.Timestamp();
@@ -68,22 +140,20 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
                     nums[j] = new OrderedStats.Numerical();
                 }
             }
-            // One scan of the ordered rows: the first pass of the ordered sums and every order-free count.
-            StatChunks pass = new StatChunks(fieldNames.indexOf(BuildContext.ROW), stypes, validFields, valueFields,
-                    statCols);
-            JavaRDD<StatChunks.Chunk> chunks = ctx.persist(ordered.javaRDD().mapPartitions(pass));
-            RowRanges ranges = RowRanges.of(chunks.map(StatChunks.Chunk::seen).collect(), t.rows(),
-                    MAX_SCAN_PARTITION_ROWS);
-            boolean resorted = ranges == null;
+            Dataset<Row> ordered = tp.scan();
+            Scan scan = tp.hold() ? heldScan(heldChunks.get(ti), t.rows(), MAX_SCAN_PARTITION_ROWS)
+                    : cachedScan(ctx, tp.chunks(ordered), t.rows(), MAX_SCAN_PARTITION_ROWS);
+            heldChunks.set(ti, null);
+            boolean resorted = scan == null;
             if (resorted) {
-                chunks.unpersist(false);
                 ordered = ctx.ordered(ordered, t.rows());
-                chunks = ctx.persist(ordered.javaRDD().mapPartitions(pass));
-                ranges = RowRanges.of(chunks.map(StatChunks.Chunk::seen).collect(), t.rows(), Long.MAX_VALUE);
-                if (ranges == null) {
+                scan = tp.hold() ? heldScan(tp.chunks(ordered).collect(), t.rows(), Long.MAX_VALUE)
+                        : cachedScan(ctx, tp.chunks(ordered), t.rows(), Long.MAX_VALUE);
+                if (scan == null) {
                     throw new IllegalStateException("table '" + t.schema().name() + "': sorted rows are not in order");
                 }
             }
+            RowRanges ranges = scan.ranges();
             orderedTables.add(orderedTable(text, t, ordered, ranges));
             long[] nulls = new long[m];
             long[] trues = new long[m];
@@ -92,7 +162,7 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
             for (int j = 0; j < m; j++) {
                 categories.add(new HashSet<>());
             }
-            inOrder(chunks, ranges, chunk -> {
+            scan.forEach(chunk -> {
                 for (int j = 0; j < m; j++) {
                     nulls[j] += chunk.nulls()[j];
                     trues[j] += chunk.trues()[j];
@@ -118,7 +188,7 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
                         tss[j].endFirstPass();
                     }
                 }
-                inOrder(chunks, ranges, chunk -> {
+                scan.forEach(chunk -> {
                     for (int k = 0; k < statCols.length; k++) {
                         int j = statCols[k];
                         if (nums[j] != null) {
@@ -130,7 +200,7 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
                 });
                 for (int k = 0; k < statCols.length; k++) {
                     if (stypes[statCols[k]] == SemanticType.TIMESTAMP) {
-                        tsColumns.add(new TimestampColumn(chunks, ranges, k));
+                        tsColumns.add(new TimestampColumn(scan, k));
                     }
                 }
             }
@@ -159,18 +229,101 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
                 };
                 stats.add(s);
             }
-            ctx.info(String.format(Locale.ROOT, "%s: %d columns, %d partitions, %s", t.schema().name(), m,
-                    ranges.partitions(), resorted ? "rows sorted (the scan is not in row order)" : "rows in scan order"));
+            ctx.info(String.format(Locale.ROOT, "%s: %d columns, %d partitions, %s, statistics values %s",
+                    t.schema().name(), m, ranges.partitions(),
+                    resorted ? "rows sorted (the scan is not in row order)" : "rows in scan order",
+                    scan.onDriver() ? "held on the driver" : "fetched per pass"));
         }
         // Global timestamp statistics: the mean from the per-column sums, then one running sum of squares.
         global.endFirstPass();
         for (TimestampColumn ts : tsColumns) {
-            int k = ts.chunkIndex();
-            inOrder(ts.chunks().map(c -> (long[]) c.values()[k]), ts.ranges(), global::addSquares);
+            ts.scan().forEachValues(ts.chunkIndex(), v -> global.addSquares((long[]) v));
         }
         ctx.info(String.format(Locale.ROOT, "global timestamps: %d cells, mean %s us, std %s us", global.count,
                 global.mean, global.std()));
         return new ColumnStatistics(stats, orderedTables, global.mean, global.std());
+    }
+
+    /**
+     * The chunks of every held table from one job (a union of their scans), per table in
+     * partition order; null for tables not held.
+     */
+    private static List<List<StatChunks.Chunk>> collectHeld(List<TablePass> passes) {
+        List<List<StatChunks.Chunk>> out = new ArrayList<>();
+        JavaRDD<StatChunks.Chunk> union = null;
+        List<Integer> counts = new ArrayList<>();
+        for (TablePass tp : passes) {
+            out.add(null);
+            if (tp.hold()) {
+                JavaRDD<StatChunks.Chunk> c = tp.chunks(tp.scan());
+                counts.add(c.getNumPartitions());
+                union = union == null ? c : union.union(c);
+            }
+        }
+        if (union == null) {
+            return out;
+        }
+        // A union's partitions are its parts' in order, each yielding one chunk: split by counts.
+        List<StatChunks.Chunk> all = union.collect();
+        int at = 0;
+        int k = 0;
+        for (int ti = 0; ti < passes.size(); ti++) {
+            if (passes.get(ti).hold()) {
+                int n = counts.get(k++);
+                out.set(ti, new ArrayList<>(all.subList(at, at + n)));
+                at += n;
+            }
+        }
+        if (at != all.size()) {
+            throw new IllegalStateException(String.format(Locale.ROOT, "%d statistics chunks for %d partitions",
+                    all.size(), at));
+        }
+        return out;
+    }
+
+    /** Held chunks as a scan, or null when their partitions are not the rows in order. */
+    private static Scan heldScan(List<StatChunks.Chunk> chunks, long rows, long maxPerPartition) {
+        RowRanges ranges = RowRanges.of(chunks.stream().map(StatChunks.Chunk::seen).toList(), rows, maxPerPartition);
+        return ranges == null ? null : new Scan(ranges, chunks, null);
+    }
+
+    /**
+     * The chunks cached on the executors, a first job collecting only their row ranges; null
+     * (and uncached) when the partitions are not the rows in order.
+     */
+    private static Scan cachedScan(BuildContext ctx, JavaRDD<StatChunks.Chunk> chunks, long rows,
+            long maxPerPartition) {
+        JavaRDD<StatChunks.Chunk> cached = ctx.persist(chunks);
+        RowRanges ranges = RowRanges.of(cached.map(StatChunks.Chunk::seen).collect(), rows, maxPerPartition);
+        if (ranges == null) {
+            cached.unpersist(false);
+            return null;
+        }
+        return new Scan(ranges, null, cached);
+    }
+
+    /** The driver's budget of statistics values ({@link #DRIVER_VALUES_CONF}). */
+    static long driverValues(BuildContext ctx) {
+        String set = ctx.spark.conf().get(DRIVER_VALUES_CONF, null);
+        if (set != null) {
+            long n = -1;
+            try {
+                n = Long.parseLong(set.trim());
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            if (n < 0) {
+                throw new PreprocessException(String.format(Locale.ROOT,
+                        "%s must be a number of values (0 or more), was '%s'", DRIVER_VALUES_CONF, set));
+            }
+            return n;
+        }
+        long bytes = Runtime.getRuntime().maxMemory() / 16;
+        long maxResult = ctx.spark.sparkContext().getConf().getSizeAsBytes("spark.driver.maxResultSize", "1g");
+        if (maxResult > 0) { // 0: unlimited
+            bytes = Math.min(bytes, maxResult / 4);
+        }
+        return bytes / Long.BYTES;
     }
 
     /**

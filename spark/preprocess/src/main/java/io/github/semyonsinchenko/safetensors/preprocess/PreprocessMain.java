@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
@@ -67,6 +69,15 @@ public final class PreprocessMain implements Callable<Integer> {
         return spec.withBatchSize(batchSize);
     }
 
+    /** Settings for the session unless {@code conf} (spark-submit's, system properties) has them. */
+    static Map<String, String> sessionDefaults(SparkConf conf) {
+        Map<String, String> out = new TreeMap<>();
+        if (!conf.contains("spark.ui.enabled")) {
+            out.put("spark.ui.enabled", "false"); // a batch job nobody watches: no web UI to start and feed
+        }
+        return out;
+    }
+
     @Override
     public Integer call() {
         EmbedderSpec spec = embedderSpec();
@@ -77,6 +88,7 @@ public final class PreprocessMain implements Callable<Integer> {
         } else if (!conf.contains("spark.master")) {
             builder.master("local[*]");
         }
+        sessionDefaults(conf).forEach(builder::config);
         long start = System.nanoTime();
         SparkSession spark = builder.getOrCreate();
         try {

@@ -48,6 +48,14 @@ record StatChunks(int rowField, SemanticType[] stypes, int[] validFields, int[] 
 
     @Override
     public Iterator<Chunk> call(Iterator<Row> rows) {
+        return call(TaskContext.getPartitionId(), rows);
+    }
+
+    /**
+     * The same for partition {@code partition} of the RDD this runs on: within a union of RDDs the
+     * task's partition id is the union's, so such callers pass the index themselves.
+     */
+    Iterator<Chunk> call(int partition, Iterator<Row> rows) {
         int k = statColumns.length;
         int m = stypes.length;
         LongList[] longs = new LongList[k];
@@ -133,7 +141,7 @@ record StatChunks(int rowField, SemanticType[] stypes, int[] validFields, int[] 
             distinct[j] = categories.get(j) == null ? null : categories.get(j).toArray(String[]::new);
         }
         return List.of(new Chunk(values, nulls, trues, falses, distinct,
-                rowField < 0 ? null : new RowRanges.Seen(TaskContext.getPartitionId(), first, count, consecutive)))
+                rowField < 0 ? null : new RowRanges.Seen(partition, first, count, consecutive)))
                 .iterator();
     }
 

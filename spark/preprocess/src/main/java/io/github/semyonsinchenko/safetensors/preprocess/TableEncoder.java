@@ -7,17 +7,17 @@ import io.github.semyonsinchenko.safetensors.sampler.db.ValueEncoding;
 import java.io.IOException;
 import java.io.Serializable;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
-import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaRDD;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import scala.Tuple2;
 
-/** Stage 5, one table's column store (spec §4 and §5.2), encoded by the partitions of its ordered rows. */
+/** Stage 5, each table's column store (spec §4 and §5.2), encoded by the partitions of its ordered rows. */
 final class TableEncoder {
     private TableEncoder() {}
 
@@ -34,8 +34,44 @@ final class TableEncoder {
         }
     }
 
-    static void encode(BuildContext ctx, LoadedTable t, OrderedTable ordered, ColumnStatistics statistics,
+    /** A partition's result, tagged with its table. */
+    private record Encoded(int table, Parts.Info info) implements Serializable {}
+
+    /** One table's plan and its encoding RDD (one element per partition). */
+    private record TableJob(LoadedTable table, ColumnPlan[] plans, Path dir, JavaRDD<Encoded> encoded) {}
+
+    /**
+     * Encodes every table in one Spark job (a union of the tables' partitions: one job's fixed
+     * cost instead of one per table, and small tables fill the cores while large ones run), then
+     * assembles each table's file on the driver.
+     */
+    static void encodeAll(BuildContext ctx, List<LoadedTable> tables, ColumnStatistics statistics,
             CategoricalVocabulary categorical) throws IOException {
+        List<TableJob> jobs = new ArrayList<>();
+        for (int ti = 0; ti < tables.size(); ti++) {
+            jobs.add(plan(ctx, tables.get(ti), statistics.orderedTables().get(ti), statistics, categorical));
+        }
+        if (jobs.isEmpty()) {
+            return;
+        }
+        JavaRDD<Encoded> all = jobs.getFirst().encoded();
+        for (int k = 1; k < jobs.size(); k++) {
+            all = all.union(jobs.get(k).encoded());
+        }
+        List<List<Parts.Info>> infos = new ArrayList<>();
+        for (int k = 0; k < jobs.size(); k++) {
+            infos.add(new ArrayList<>());
+        }
+        for (Encoded e : all.collect()) {
+            infos.get(e.table()).add(e.info());
+        }
+        for (int k = 0; k < jobs.size(); k++) {
+            assemble(ctx, jobs.get(k), infos.get(k));
+        }
+    }
+
+    private static TableJob plan(BuildContext ctx, LoadedTable t, OrderedTable ordered, ColumnStatistics statistics,
+            CategoricalVocabulary categorical) {
         List<InputSchema.Column> columns = t.schema().columns();
         List<String> fields = Arrays.asList(ordered.rows().columns());
         int[] textSlots = new int[columns.size()];
@@ -59,25 +95,44 @@ final class TableEncoder {
         Path dir = ctx.parts.resolve("table-" + t.index());
         EncodePartition encoder = new EncodePartition(t.schema().name(), fields.indexOf(BuildContext.ROW), plans,
                 sections, ordered.ranges(), statistics.globalTsMean(), statistics.globalTsStd(), dir.toString());
+        int table = t.index();
         JavaRDD<Row> rows = ordered.rows().javaRDD();
-        List<Parts.Info> infos;
+        JavaRDD<Encoded> encoded;
         if (ordered.text() == null) {
-            infos = rows.mapPartitionsWithIndex((p, it) -> encoder.call(p, it, new long[0][]), true).collect();
+            encoded = rows.mapPartitionsWithIndex((p, it) -> tag(table, encoder.call(p, it, new long[0][])), true);
         } else {
-            // Same partition count, and partition p of both covers the same rows (RowRanges).
-            infos = rows.zipPartitions(ordered.text(), (it, text) -> encoder.call(TaskContext.getPartitionId(), it,
-                    text.next())).collect();
+            // Same partition count, and partition p of both covers the same rows (RowRanges). The
+            // index comes from the text RDD's own partition: within the union, TaskContext's
+            // partition id is the union's.
+            JavaRDD<Tuple2<Integer, long[][]>> text = ordered.text().mapPartitionsWithIndex(
+                    (p, it) -> List.of(new Tuple2<>(p, it.next())).iterator(), true);
+            encoded = rows.zipPartitions(text, (it, tx) -> {
+                Tuple2<Integer, long[][]> x = tx.next();
+                return tag(table, encoder.call(x._1(), it, x._2()));
+            });
         }
+        return new TableJob(t, plans, dir, encoded);
+    }
+
+    private static Iterator<Encoded> tag(int table, Iterator<Parts.Info> infos) {
+        List<Encoded> out = new ArrayList<>();
+        infos.forEachRemaining(i -> out.add(new Encoded(table, i)));
+        return out.iterator();
+    }
+
+    private static void assemble(BuildContext ctx, TableJob job, List<Parts.Info> infos) throws IOException {
+        LoadedTable t = job.table();
+        List<InputSchema.Column> columns = t.schema().columns();
         Path file = DatabaseLayout.tableFile(ctx.work, t.schema().name());
         try (Parts.Assembler a = new Parts.Assembler(file)) {
             a.u32(t.rows());
             a.u32(columns.size());
             int section = 0;
-            for (ColumnPlan plan : plans) {
+            for (ColumnPlan plan : job.plans()) {
                 for (int k = 0; k < plan.sections(); k++, section++) {
                     boolean bits = k == 0 || plan.stype() == SemanticType.BOOLEAN;
                     for (Parts.Info info : Parts.inOrder(infos)) {
-                        Path part = Parts.partFile(dir, section, info.partition());
+                        Path part = Parts.partFile(job.dir(), section, info.partition());
                         if (bits) {
                             a.appendBits(part, info.rows());
                         } else {

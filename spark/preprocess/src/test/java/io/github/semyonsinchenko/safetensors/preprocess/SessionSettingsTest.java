@@ -1,0 +1,77 @@
+package io.github.semyonsinchenko.safetensors.preprocess;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.SparkConf;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The speed settings a build applies only when the session has not set them, and restores. */
+class SessionSettingsTest {
+
+    private static final String COMPRESSED = "spark.sql.inMemoryColumnarStorage.compressed";
+
+    @TempDir
+    Path dataDir;
+
+    private List<String> build(SparkSession spark, long rowsPerPartition) throws IOException {
+        Fixture.copyInput(dataDir);
+        List<String> progress = new ArrayList<>();
+        Preprocessor.run(spark, dataDir, Fixture.DATASET, Preprocessor.Options.defaults(EmbedderSpec.none())
+                .withRowsPerPartition(rowsPerPartition).withProgress(progress::add));
+        HeadwaterEquivalenceTest.assertSameDatabase(Fixture.expectedDb(), dataDir.resolve("processed")
+                .resolve(Fixture.DATASET), false);
+        return progress;
+    }
+
+    @Test
+    void unsetSpeedSettingsAreAppliedDuringTheBuildOnlyAndSetOnesAreKept() throws IOException {
+        SparkSession spark = SparkTestSession.get();
+        String partitions = spark.conf().get(Preprocessor.SHUFFLE_PARTITIONS);
+        spark.conf().unset(Preprocessor.SHUFFLE_PARTITIONS);
+        spark.conf().unset(COMPRESSED);
+        try {
+            List<String> progress = build(spark, 97);
+            // 2000 rows at 97 per partition: 21, more than two per core of local[2].
+            assertTrue(progress.stream().anyMatch(m -> m.contains("21 shuffle partitions (2000 rows, 2 cores)")),
+                    progress::toString);
+            assertFalse(spark.conf().contains(Preprocessor.SHUFFLE_PARTITIONS), "restored: unset again");
+            assertFalse(spark.conf().contains(COMPRESSED), "restored: unset again");
+        } finally {
+            spark.conf().set(Preprocessor.SHUFFLE_PARTITIONS, partitions);
+        }
+        spark.conf().set(COMPRESSED, "true");
+        try {
+            List<String> progress = build(spark, 1_000_000);
+            assertFalse(progress.stream().anyMatch(m -> m.contains("shuffle partitions")), progress::toString);
+            assertEquals(partitions, spark.conf().get(Preprocessor.SHUFFLE_PARTITIONS), "the session's own value");
+            assertEquals("true", spark.conf().get(COMPRESSED), "the session's own value");
+        } finally {
+            spark.conf().unset(COMPRESSED);
+        }
+    }
+
+    @Test
+    void shufflePartitionsGrowWithTheRowsAndNeverFallBelowTwoPerCore() {
+        SparkSession spark = SparkTestSession.get(); // local[2]
+        Preprocessor.Options options = Preprocessor.Options.defaults(EmbedderSpec.none());
+        assertEquals(4, Preprocessor.shufflePartitions(spark, 0, options));
+        assertEquals(4, Preprocessor.shufflePartitions(spark, 1_000_000, options));
+        assertEquals(10, Preprocessor.shufflePartitions(spark, 5_000_000, options));
+        assertEquals(11, Preprocessor.shufflePartitions(spark, 5_000_001, options));
+    }
+
+    @Test
+    void theCommandLineTurnsTheWebUiOffUnlessSet() {
+        assertEquals(Map.of("spark.ui.enabled", "false"), PreprocessMain.sessionDefaults(new SparkConf(false)));
+        assertEquals(Map.of(), PreprocessMain.sessionDefaults(new SparkConf(false).set("spark.ui.enabled", "true")));
+    }
+}
