@@ -4,7 +4,7 @@ import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseMetadata;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
+import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,6 +23,8 @@ import picocli.CommandLine.Option;
 @Command(name = "preprocess", mixinStandardHelpOptions = true,
         description = "Build a relational-sampler database (headwater's format) from a schema JSON and Parquet tables.")
 public final class PreprocessMain implements Callable<Integer> {
+    /** Progress lines' clock; always with seconds (LocalTime's own form drops ":00"). */
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT);
 
     @Option(names = "--data-dir", required = true, description = "Holds metadata/<dataset>.json, raw/<dataset>/; output goes to processed/<dataset>/.")
     Path dataDir;
@@ -93,7 +95,7 @@ public final class PreprocessMain implements Callable<Integer> {
         SparkSession spark = builder.getOrCreate();
         try {
             Preprocessor.Options options = new Preprocessor.Options(spec, rowsPerPartition, msg -> System.err.println(
-                    LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + " " + msg));
+                    LocalTime.now().format(CLOCK) + " " + msg));
             DatabaseMetadata m = Preprocessor.run(spark, dataDir, dataset, options);
             System.err.printf(Locale.ROOT, "wrote %s: %d tables, %d rows, %d columns, %d tasks in %.1f s%n",
                     dataDir.resolve("processed").resolve(dataset), m.tables().size(), m.numRows(), m.numColumns(),
