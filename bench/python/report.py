@@ -541,7 +541,7 @@ def write_markdown(d: Data, out: Path, png_name: str) -> None:
               " the single-threaded ratio is the line below it), and the info rows show the same gather on 4 KiB pages. A"
               " gather's JMH error is the half-width of its 99.9% interval over 5 forks × 10 iterations (full"
               " mode); over 10% of the mean, the ratio cannot be told from its neighbours."
-              + (f" The native row gathers ran as {d.take_rounds} rounds of one fork each, every round after a"
+              + (f" The native row gathers ran as {d.take_rounds} round{'s' if d.take_rounds != 1 else ''} of one fork each, every round after a"
                  " numpy.take run; numpy's time is the best sample of those runs, JMH's the mean over all the"
                  " rounds' iterations, so both sides of the ratio come from the same minutes (this machine's"
                  " speed drifts between a report's first and last benchmark)." if d.take_rounds else "")

@@ -18,7 +18,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.IntStream;
-import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -152,7 +151,7 @@ final class GraphWriter {
                 outParts += rows.getNumPartitions();
                 edges = edges == null ? e : edges.union(e);
             }
-            List<Parts.Info> inInfos = edges.partitionBy(new ById(in.partitions()))
+            List<Parts.Info> inInfos = edges.partitionBy(new IdPartitioner(in.partitions()))
                     .mapPartitionsWithIndex(new InPartition(inDir.toString(), in), true).collect();
             long numEdges = 0;
             for (Parts.Info info : inInfos) {
@@ -468,26 +467,6 @@ final class GraphWriter {
                 }
                 return List.of(out.commit(total)).iterator();
             }
-        }
-    }
-
-    /** The partition is the key itself. */
-    private static final class ById extends Partitioner {
-        private static final long serialVersionUID = 1L;
-        private final int n;
-
-        ById(int n) {
-            this.n = n;
-        }
-
-        @Override
-        public int numPartitions() {
-            return n;
-        }
-
-        @Override
-        public int getPartition(Object key) {
-            return (Integer) key;
         }
     }
 }

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FlatMapFunction;
@@ -38,7 +37,7 @@ final class TextIndices {
             int[] slotOf, int slots, RowRanges ranges) {
         JavaPairRDD<Integer, Piece> pieces = JavaPairRDD.fromJavaRDD(ranked.mapPartitionsWithIndex(
                 new Split(offsets, colStart, slotOf, slots, ranges), true));
-        return pieces.partitionBy(new ById(ranges.partitions())).mapPartitions(new Merge(slots), true);
+        return pieces.partitionBy(new IdPartitioner(ranges.partitions())).mapPartitions(new Merge(slots), true);
     }
 
     /** Row {@code row << 32 | index} in unsigned row order: Arrays.sort is signed, so the sign bit is flipped around it. */
@@ -123,26 +122,6 @@ final class TextIndices {
                 out[k] = all;
             }
             return List.<long[][]>of(out).iterator();
-        }
-    }
-
-    /** The partition is the key itself. */
-    static final class ById extends Partitioner {
-        private static final long serialVersionUID = 1L;
-        private final int n;
-
-        ById(int n) {
-            this.n = n;
-        }
-
-        @Override
-        public int numPartitions() {
-            return n;
-        }
-
-        @Override
-        public int getPartition(Object key) {
-            return (Integer) key;
         }
     }
 }

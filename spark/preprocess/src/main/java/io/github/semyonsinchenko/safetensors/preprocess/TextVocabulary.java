@@ -97,7 +97,7 @@ final class TextVocabulary {
                     .toJavaRDD();
             JavaRDD<FirstOccurrences.Ranked> ranked = ctx.persist(byKey
                     .mapPartitionsToPair(new FirstOccurrences.ToRanges(ranges))
-                    .partitionBy(new TextIndices.ById(ranges.count()))
+                    .partitionBy(new IdPartitioner(ranges.count()))
                     .mapPartitions(new FirstOccurrences.Rank(), true));
             List<Long> counts = ranked.map(FirstOccurrences.Ranked::firsts).collect(); // in range order
             long[] offsets = new long[counts.size()];
@@ -108,7 +108,7 @@ final class TextVocabulary {
             }
             // Only the embedder reads it: the key partitions again (the exchange is reused), now with their strings.
             JavaRDD<String> orderedKeys = byKey.mapPartitionsToPair(new FirstOccurrences.KeysToRanges(ranges))
-                    .partitionBy(new TextIndices.ById(ranges.count()))
+                    .partitionBy(new IdPartitioner(ranges.count()))
                     .mapPartitions(new FirstOccurrences.KeysInOrder(), true);
             vocab = new TextVocabulary(ranked, offsets, orderedKeys, distinct);
         }
