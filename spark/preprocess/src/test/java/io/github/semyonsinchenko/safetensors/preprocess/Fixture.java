@@ -5,6 +5,9 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
 
 /** headwater's tiny fixture (test resources of the sampler module, put on our class path by the pom). */
 final class Fixture {
@@ -38,5 +41,18 @@ final class Fixture {
                 }
             }
         }
+    }
+
+    /**
+     * Builds the fixture's input, copied into {@code dataDir}, without embeddings, checks the result
+     * against headwater's output and returns the progress lines.
+     */
+    static List<String> buildAndCompare(SparkSession spark, Path dataDir, long rowsPerPartition) throws IOException {
+        copyInput(dataDir);
+        List<String> progress = new ArrayList<>();
+        Preprocessor.run(spark, dataDir, DATASET, Preprocessor.Options.defaults(EmbedderSpec.none())
+                .withRowsPerPartition(rowsPerPartition).withProgress(progress::add));
+        HeadwaterEquivalenceTest.assertSameDatabase(expectedDb(), dataDir.resolve("processed").resolve(DATASET), false);
+        return progress;
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.SparkConf;
@@ -22,16 +21,6 @@ class SessionSettingsTest {
     @TempDir
     Path dataDir;
 
-    private List<String> build(SparkSession spark, long rowsPerPartition) throws IOException {
-        Fixture.copyInput(dataDir);
-        List<String> progress = new ArrayList<>();
-        Preprocessor.run(spark, dataDir, Fixture.DATASET, Preprocessor.Options.defaults(EmbedderSpec.none())
-                .withRowsPerPartition(rowsPerPartition).withProgress(progress::add));
-        HeadwaterEquivalenceTest.assertSameDatabase(Fixture.expectedDb(), dataDir.resolve("processed")
-                .resolve(Fixture.DATASET), false);
-        return progress;
-    }
-
     @Test
     void unsetSpeedSettingsAreAppliedDuringTheBuildOnlyAndSetOnesAreKept() throws IOException {
         SparkSession spark = SparkTestSession.get();
@@ -39,7 +28,7 @@ class SessionSettingsTest {
         spark.conf().unset(Preprocessor.SHUFFLE_PARTITIONS);
         spark.conf().unset(COMPRESSED);
         try {
-            List<String> progress = build(spark, 97);
+            List<String> progress = Fixture.buildAndCompare(spark, dataDir, 97);
             // 2000 rows at 97 per partition: 21, more than two per core of local[2].
             assertTrue(progress.stream().anyMatch(m -> m.contains("21 shuffle partitions (2000 rows, 2 cores)")),
                     progress::toString);
@@ -50,7 +39,7 @@ class SessionSettingsTest {
         }
         spark.conf().set(COMPRESSED, "true");
         try {
-            List<String> progress = build(spark, 1_000_000);
+            List<String> progress = Fixture.buildAndCompare(spark, dataDir, 1_000_000);
             assertFalse(progress.stream().anyMatch(m -> m.contains("shuffle partitions")), progress::toString);
             assertEquals(partitions, spark.conf().get(Preprocessor.SHUFFLE_PARTITIONS), "the session's own value");
             assertEquals("true", spark.conf().get(COMPRESSED), "the session's own value");

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
@@ -20,16 +19,6 @@ class StatisticsDriverTest {
     @TempDir
     Path dataDir;
 
-    private List<String> build(SparkSession spark, long rowsPerPartition) throws IOException {
-        Fixture.copyInput(dataDir);
-        List<String> progress = new ArrayList<>();
-        Preprocessor.run(spark, dataDir, Fixture.DATASET, Preprocessor.Options.defaults(EmbedderSpec.none())
-                .withRowsPerPartition(rowsPerPartition).withProgress(progress::add));
-        HeadwaterEquivalenceTest.assertSameDatabase(Fixture.expectedDb(), dataDir.resolve("processed")
-                .resolve(Fixture.DATASET), false);
-        return progress;
-    }
-
     private static boolean reports(List<String> progress, String table, String what) {
         return progress.stream().anyMatch(m -> m.contains(table + ":") && m.contains(what));
     }
@@ -39,7 +28,7 @@ class StatisticsDriverTest {
         SparkSession spark = SparkTestSession.get();
         spark.conf().set(ColumnStatistics.DRIVER_VALUES_CONF, "0");
         try {
-            List<String> progress = build(spark, 97);
+            List<String> progress = Fixture.buildAndCompare(spark, dataDir, 97);
             for (String t : List.of("users", "posts", "comments", "votes")) {
                 assertTrue(reports(progress, t, "statistics values fetched per pass"), progress::toString);
             }
@@ -55,7 +44,7 @@ class StatisticsDriverTest {
         // fit 2000 values (and stay held for the global timestamp pass), the others do not.
         spark.conf().set(ColumnStatistics.DRIVER_VALUES_CONF, "2000");
         try {
-            List<String> progress = build(spark, 1_000_000);
+            List<String> progress = Fixture.buildAndCompare(spark, dataDir, 1_000_000);
             assertTrue(reports(progress, "users", "held on the driver"), progress::toString);
             assertTrue(reports(progress, "posts", "held on the driver"), progress::toString);
             assertTrue(reports(progress, "comments", "fetched per pass"), progress::toString);
