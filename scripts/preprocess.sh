@@ -50,7 +50,9 @@ run_java() { # extra JVM options up to "--", then the main class and its argumen
 # that the cache matches this JDK and class path and runs without it when not. A failed training
 # run is not retried until the next build. PREPROCESS_AOT=0: no cache.
 aot=$target/preprocess.aot
-aot_stamp="$jar $(stat -c %Y "$jar" "$classpath_file" | tr '\n' ' ') $(java -version 2>&1 | tr '\n' ' ')"
+# The JDK's build from its release file: running java -version cost every run another JVM start.
+aot_stamp="$jar $(stat -c %Y "$jar" "$classpath_file" | tr '\n' ' ') $(tr '\n' ' ' 2>/dev/null < "$JAVA_HOME/release" \
+  || java -version 2>&1 | tr '\n' ' ')"
 if [ "${PREPROCESS_AOT:-1}" != 0 ] && [ "$(cat "$aot.stamp" 2>/dev/null)" != "$aot_stamp" ]; then
   echo "==> training the JVM's ahead-of-time cache on a small generated input (once per build; log: $target/aot-training.log)" >&2
   training=$target/aot-training

@@ -3,14 +3,15 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 import static io.github.semyonsinchenko.safetensors.preprocess.BuildContext.ROW;
 import static io.github.semyonsinchenko.safetensors.preprocess.SparkColumns.ref;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.concat;
 import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.raise_error;
 import static org.apache.spark.sql.functions.when;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.sql.Column;
@@ -56,25 +57,27 @@ record LoadedTable(int index, InputSchema.Table schema, Dataset<Row> raw, Datase
             throw new PreprocessException(path + ": missing; table '" + t.name() + "' of the schema has no Parquet"
                     + " file or directory");
         }
-        Dataset<Row> raw = ctx.spark.read().parquet(path.toString());
+        // Row counts from the footers: a job grouping _metadata.file_path cost a second per table.
+        ParquetFiles.Input input = ParquetFiles.read(ctx.spark, path, "table '" + t.name() + "'");
+        Dataset<Row> raw = input.raw();
+        List<ParquetFiles.File> sortedFiles = input.files();
         StructType rawSchema = raw.schema();
         Dataset<Row> withMeta = raw.select(col("*"), col("_metadata.file_path").as("__file"),
                 col("_metadata.row_index").as("__ri"));
-        List<Row> files = withMeta.groupBy("__file").count().collectAsList();
-        List<Row> sortedFiles = new ArrayList<>(files);
-        sortedFiles.sort(Comparator.comparing(r -> r.getString(0)));
         long rows = 0;
         Column rowIndex = col("__ri");
         if (sortedFiles.size() > 1) {
             Column offset = null;
-            for (Row f : sortedFiles) {
-                offset = offset == null ? when(col("__file").equalTo(f.getString(0)), lit(rows))
-                        : offset.when(col("__file").equalTo(f.getString(0)), lit(rows));
-                rows += f.getLong(1);
+            for (ParquetFiles.File f : sortedFiles) {
+                offset = offset == null ? when(col("__file").equalTo(f.path()), lit(rows))
+                        : offset.when(col("__file").equalTo(f.path()), lit(rows));
+                rows += f.rows();
             }
-            rowIndex = rowIndex.plus(offset);
+            // A row from a file missing from the list would get no number: fail rather than write garbage.
+            rowIndex = rowIndex.plus(offset.otherwise(raise_error(concat(lit("table '" + t.name()
+                    + "': a row of a file its file list does not name: "), col("__file")))));
         } else if (sortedFiles.size() == 1) {
-            rows = sortedFiles.getFirst().getLong(1);
+            rows = sortedFiles.getFirst().rows();
         }
         if (rowStart + rows > BuildContext.U32_LIMIT) {
             throw new PreprocessException(String.format(Locale.ROOT,
