@@ -1,15 +1,19 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
+import static org.apache.spark.sql.functions.col;
+
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.HashSet;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
@@ -19,6 +23,11 @@ import org.apache.spark.sql.Row;
  * order-free sums; numerical and timestamp sums are folded by {@link OrderedStats} in row order, so
  * they do not depend on the partitioning. The driver folds values it holds ({@link #DRIVER_VALUES_CONF})
  * or fetches from the executors' cache.
+ *
+ * <p>The scan reads only the columns the encoding needs statistics of (numerical, timestamp,
+ * categorical) and the small boolean ones: decoding the text and key columns is most of the cost
+ * of a scan, and stage 5 decodes them anyway. So the null counts of identifier and text columns
+ * are 0 here until the encoder, which counts them, sets them ({@link #setEncodedNulls}).
  *
  * @param stats one per global column (categorical {@code cat_emb_start} still 0)
  * @param orderedTables per table, its rows in order and its text indices, for encoding
@@ -78,12 +87,19 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
     }
 
     /** One table's statistics pass: its scan, its columns and whether its values are held on the driver. */
-    private record TablePass(LoadedTable table, Dataset<Row> scan, StatChunks pass, SemanticType[] stypes,
-            int[] statColumns, boolean hold) {
+    private record TablePass(LoadedTable table, Dataset<Row> scan, Column[] fields, StatChunks pass,
+            SemanticType[] stypes, int[] statColumns, boolean hold) {
 
+        /** Cells the pass reads: rows times fields. */
+        long cells() {
+            return table.rows() * fields.length;
+        }
+
+        /** The pass over {@code rows} (the scan or its sorted copy), reading only {@code fields} as Spark's rows. */
         JavaRDD<StatChunks.Chunk> chunks(Dataset<Row> rows) {
             StatChunks p = pass;
-            return rows.javaRDD().mapPartitionsWithIndex((i, it) -> p.call(i, it), true);
+            return rows.select(fields).queryExecution().toRdd().toJavaRDD()
+                    .mapPartitionsWithIndex((i, it) -> p.call(i, it), true);
         }
     }
 
@@ -101,14 +117,23 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
             // The scan itself, when its partitions already hold the rows in order (one Parquet file
             // does); otherwise, checked after the statistics pass, a range sort.
             Dataset<Row> scan = TextVocabulary.withoutText(t);
-            List<String> fieldNames = Arrays.asList(scan.columns());
+            List<Column> fields = new ArrayList<>(List.of(col(BuildContext.ROW)));
             SemanticType[] stypes = new SemanticType[m];
             int[] validFields = new int[m];
             int[] valueFields = new int[m];
             for (int j = 0; j < m; j++) {
                 stypes[j] = columns.get(j).stype();
-                validFields[j] = fieldNames.indexOf("v" + j);
-                valueFields[j] = fieldNames.indexOf("c" + j);
+                validFields[j] = -1;
+                valueFields[j] = -1;
+                if (stypes[j] == SemanticType.BOOLEAN || stypes[j] == SemanticType.CATEGORICAL) {
+                    validFields[j] = fields.size();
+                    fields.add(col("v" + j));
+                }
+                if (stypes[j] != SemanticType.IGNORED && stypes[j] != SemanticType.IDENTIFIER
+                        && stypes[j] != SemanticType.TEXT) {
+                    valueFields[j] = fields.size();
+                    fields.add(col("c" + j));
+                }
             }
             int[] statCols = t.statColumns();
             // At most this many values (nulls are not counted in advance).
@@ -118,9 +143,8 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
                 held += values;
             }
             // One scan of the ordered rows: the first pass of the ordered sums and every order-free count.
-            StatChunks pass = new StatChunks(fieldNames.indexOf(BuildContext.ROW), stypes, validFields, valueFields,
-                    statCols);
-            passes.add(new TablePass(t, scan, pass, stypes, statCols, hold));
+            StatChunks pass = new StatChunks(0, stypes, validFields, valueFields, statCols);
+            passes.add(new TablePass(t, scan, fields.toArray(Column[]::new), pass, stypes, statCols, hold));
         }
         ctx.info(String.format(Locale.ROOT, "statistics values: %d of the driver's %d held", held, budget));
         // Every held table in one job: one job's fixed cost, and the tables' partitions share the cores.
@@ -208,8 +232,8 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
                 long numNulls = t.present()[j] ? nulls[j] : 0L;
                 ColumnStats s = switch (stypes[j]) {
                     case IGNORED -> new ColumnStats.Ignored();
-                    case IDENTIFIER -> new ColumnStats.Identifier(numNulls);
-                    case TEXT -> new ColumnStats.Text(numNulls);
+                    case IDENTIFIER -> new ColumnStats.Identifier(0); // counted by the encoder
+                    case TEXT -> new ColumnStats.Text(0);
                     case NUMERICAL -> nums[j] != null ? nums[j].stats(numNulls)
                             : new ColumnStats.Numerical(0, 0.0, 0.0, 0.0, 1.0);
                     case TIMESTAMP -> {
@@ -246,19 +270,26 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
 
     /**
      * The chunks of every held table from one job (a union of their scans), per table in
-     * partition order; null for tables not held.
+     * partition order; null for tables not held. The union starts with the table with the most
+     * cells read: a table of one Parquet row group (headwater's input) is one task, and with few
+     * tasks on few cores, a large one started last decides when the job ends.
      */
     private static List<List<StatChunks.Chunk>> collectHeld(List<TablePass> passes) {
         List<List<StatChunks.Chunk>> out = new ArrayList<>();
+        List<Integer> order = new ArrayList<>();
+        for (int ti = 0; ti < passes.size(); ti++) {
+            out.add(null);
+            if (passes.get(ti).hold()) {
+                order.add(ti);
+            }
+        }
+        order.sort(Comparator.comparingLong((Integer ti) -> passes.get(ti).cells()).reversed());
         JavaRDD<StatChunks.Chunk> union = null;
         List<Integer> counts = new ArrayList<>();
-        for (TablePass tp : passes) {
-            out.add(null);
-            if (tp.hold()) {
-                JavaRDD<StatChunks.Chunk> c = tp.chunks(tp.scan());
-                counts.add(c.getNumPartitions());
-                union = union == null ? c : union.union(c);
-            }
+        for (int ti : order) {
+            JavaRDD<StatChunks.Chunk> c = passes.get(ti).chunks(passes.get(ti).scan());
+            counts.add(c.getNumPartitions());
+            union = union == null ? c : union.union(c);
         }
         if (union == null) {
             return out;
@@ -266,13 +297,10 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
         // A union's partitions are its parts' in order, each yielding one chunk: split by counts.
         List<StatChunks.Chunk> all = union.collect();
         int at = 0;
-        int k = 0;
-        for (int ti = 0; ti < passes.size(); ti++) {
-            if (passes.get(ti).hold()) {
-                int n = counts.get(k++);
-                out.set(ti, new ArrayList<>(all.subList(at, at + n)));
-                at += n;
-            }
+        for (int k = 0; k < order.size(); k++) {
+            int n = counts.get(k);
+            out.set(order.get(k), new ArrayList<>(all.subList(at, at + n)));
+            at += n;
         }
         if (at != all.size()) {
             throw new IllegalStateException(String.format(Locale.ROOT, "%d statistics chunks for %d partitions",
@@ -300,6 +328,21 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
             return null;
         }
         return new Scan(ranges, null, cached);
+    }
+
+    /**
+     * The null counts of table {@code t}'s identifier and text columns, which the encoder counts
+     * (per column of the table; columns missing from the Parquet data have none).
+     */
+    void setEncodedNulls(LoadedTable t, long[] nulls) {
+        for (int j = 0; j < t.schema().columns().size(); j++) {
+            long n = t.present()[j] ? nulls[j] : 0L;
+            switch (t.schema().columns().get(j).stype()) {
+                case IDENTIFIER -> stats.set(t.colStart() + j, new ColumnStats.Identifier(n));
+                case TEXT -> stats.set(t.colStart() + j, new ColumnStats.Text(n));
+                default -> { }
+            }
+        }
     }
 
     /** The driver's budget of statistics values ({@link #DRIVER_VALUES_CONF}). */

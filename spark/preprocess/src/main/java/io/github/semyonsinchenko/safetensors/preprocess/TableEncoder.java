@@ -1,5 +1,7 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
+import static org.apache.spark.sql.functions.col;
+
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
@@ -9,15 +11,23 @@ import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.JavaRDD;
-import org.apache.spark.sql.Row;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.unsafe.types.UTF8String;
 import scala.Tuple2;
 
-/** Stage 5, each table's column store (spec §4 and §5.2), encoded by the partitions of its ordered rows. */
+/**
+ * Stage 5, each table's column store (spec §4 and §5.2), encoded by the partitions of its ordered
+ * rows, read as Spark's own rows holding only the fields encoded (no conversion to {@code Row},
+ * categories looked up by their UTF-8 bytes). It also counts the nulls of identifier and text
+ * columns, which stage 3 does not read ({@link ColumnStatistics#setEncodedNulls}).
+ */
 final class TableEncoder {
     private TableEncoder() {}
 
@@ -34,16 +44,24 @@ final class TableEncoder {
         }
     }
 
-    /** A partition's result, tagged with its table. */
-    private record Encoded(int table, Parts.Info info) implements Serializable {}
+    /** A partition's result, tagged with its table, with its null counts per column (identifier and text columns). */
+    private record Encoded(int table, Parts.Info info, long[] nulls) implements Serializable {}
 
     /** One table's plan and its encoding RDD (one element per partition). */
-    private record TableJob(LoadedTable table, ColumnPlan[] plans, Path dir, JavaRDD<Encoded> encoded) {}
+    private record TableJob(LoadedTable table, ColumnPlan[] plans, Path dir, JavaRDD<Encoded> encoded) {
+
+        /** Cells encoded: rows times columns not ignored. */
+        long cells() {
+            return table.rows() * Arrays.stream(plans).filter(p -> p.stype() != SemanticType.IGNORED).count();
+        }
+    }
 
     /**
      * Encodes every table in one Spark job (a union of the tables' partitions: one job's fixed
      * cost instead of one per table, and small tables fill the cores while large ones run), then
-     * assembles each table's file on the driver.
+     * assembles each table's file on the driver. The union starts with the table with the most
+     * cells: a table of one Parquet row group (headwater's input) is one task, and with few tasks
+     * on few cores, a large one started last decides when the job ends.
      */
     static void encodeAll(BuildContext ctx, List<LoadedTable> tables, ColumnStatistics statistics,
             CategoricalVocabulary categorical) throws IOException {
@@ -54,18 +72,27 @@ final class TableEncoder {
         if (jobs.isEmpty()) {
             return;
         }
-        JavaRDD<Encoded> all = jobs.getFirst().encoded();
-        for (int k = 1; k < jobs.size(); k++) {
-            all = all.union(jobs.get(k).encoded());
+        List<TableJob> largestFirst = new ArrayList<>(jobs);
+        largestFirst.sort(Comparator.comparingLong(TableJob::cells).reversed());
+        JavaRDD<Encoded> all = largestFirst.getFirst().encoded();
+        for (int k = 1; k < largestFirst.size(); k++) {
+            all = all.union(largestFirst.get(k).encoded());
         }
         List<List<Parts.Info>> infos = new ArrayList<>();
-        for (int k = 0; k < jobs.size(); k++) {
+        List<long[]> nulls = new ArrayList<>();
+        for (TableJob job : jobs) {
             infos.add(new ArrayList<>());
+            nulls.add(new long[job.table().schema().columns().size()]);
         }
         for (Encoded e : all.collect()) {
             infos.get(e.table()).add(e.info());
+            long[] sum = nulls.get(e.table());
+            for (int j = 0; j < sum.length; j++) {
+                sum[j] += e.nulls()[j];
+            }
         }
         for (int k = 0; k < jobs.size(); k++) {
+            statistics.setEncodedNulls(jobs.get(k).table(), nulls.get(k));
             assemble(ctx, jobs.get(k), infos.get(k));
         }
     }
@@ -73,7 +100,7 @@ final class TableEncoder {
     private static TableJob plan(BuildContext ctx, LoadedTable t, OrderedTable ordered, ColumnStatistics statistics,
             CategoricalVocabulary categorical) {
         List<InputSchema.Column> columns = t.schema().columns();
-        List<String> fields = Arrays.asList(ordered.rows().columns());
+        List<Column> fields = new ArrayList<>(List.of(col(BuildContext.ROW)));
         int[] textSlots = new int[columns.size()];
         Arrays.fill(textSlots, -1);
         for (int k = 0; k < ordered.textColumns().length; k++) {
@@ -88,18 +115,29 @@ final class TableEncoder {
             double std = s instanceof ColumnStats.Numerical n ? n.std() : 1.0;
             HashMap<String, Integer> cats = s instanceof ColumnStats.Categorical cat
                     ? categorical.indices(c.name(), cat.categories()) : null;
-            plans[j] = new ColumnPlan(c.stype(), t.present()[j], fields.indexOf("v" + j), fields.indexOf("c" + j),
-                    textSlots[j], mean, std, cats);
+            int valid = -1;
+            int value = -1;
+            if (c.stype() != SemanticType.IGNORED) {
+                valid = fields.size();
+                fields.add(col("v" + j));
+            }
+            // Text columns carry their index (from the text RDD) instead of the value.
+            if (c.stype() != SemanticType.IGNORED && c.stype() != SemanticType.IDENTIFIER
+                    && c.stype() != SemanticType.TEXT) {
+                value = fields.size();
+                fields.add(col("c" + j));
+            }
+            plans[j] = new ColumnPlan(c.stype(), t.present()[j], valid, value, textSlots[j], mean, std, cats);
             sections += plans[j].sections();
         }
         Path dir = ctx.parts.resolve("table-" + t.index());
-        EncodePartition encoder = new EncodePartition(t.schema().name(), fields.indexOf(BuildContext.ROW), plans,
-                sections, ordered.ranges(), statistics.globalTsMean(), statistics.globalTsStd(), dir.toString());
-        int table = t.index();
-        JavaRDD<Row> rows = ordered.rows().javaRDD();
+        EncodePartition encoder = new EncodePartition(t.index(), t.schema().name(), 0, plans, sections,
+                ordered.ranges(), statistics.globalTsMean(), statistics.globalTsStd(), dir.toString());
+        JavaRDD<InternalRow> rows = ordered.rows().select(fields.toArray(Column[]::new)).queryExecution().toRdd()
+                .toJavaRDD();
         JavaRDD<Encoded> encoded;
         if (ordered.text() == null) {
-            encoded = rows.mapPartitionsWithIndex((p, it) -> tag(table, encoder.call(p, it, new long[0][])), true);
+            encoded = rows.mapPartitionsWithIndex((p, it) -> one(encoder.call(p, it, new long[0][])), true);
         } else {
             // Same partition count, and partition p of both covers the same rows (RowRanges). The
             // index comes from the text RDD's own partition: within the union, TaskContext's
@@ -108,16 +146,14 @@ final class TableEncoder {
                     (p, it) -> List.of(new Tuple2<>(p, it.next())).iterator(), true);
             encoded = rows.zipPartitions(text, (it, tx) -> {
                 Tuple2<Integer, long[][]> x = tx.next();
-                return tag(table, encoder.call(x._1(), it, x._2()));
+                return one(encoder.call(x._1(), it, x._2()));
             });
         }
         return new TableJob(t, plans, dir, encoded);
     }
 
-    private static Iterator<Encoded> tag(int table, Iterator<Parts.Info> infos) {
-        List<Encoded> out = new ArrayList<>();
-        infos.forEachRemaining(i -> out.add(new Encoded(table, i)));
-        return out.iterator();
+    private static Iterator<Encoded> one(Encoded e) {
+        return List.of(e).iterator();
     }
 
     private static void assemble(BuildContext ctx, TableJob job, List<Parts.Info> infos) throws IOException {
@@ -154,18 +190,30 @@ final class TableEncoder {
      *
      * @param rowField the field of the row position, checked against {@code ranges}
      */
-    private record EncodePartition(String table, int rowField, ColumnPlan[] plans, int sections, RowRanges ranges,
-            double tsMean, double tsStd, String dir) implements Serializable {
+    private record EncodePartition(int tableIndex, String table, int rowField, ColumnPlan[] plans, int sections,
+            RowRanges ranges, double tsMean, double tsStd, String dir) implements Serializable {
 
         /** {@code text}: per text slot its packed (row, index) pairs for this partition's rows, sorted. */
-        Iterator<Parts.Info> call(int partition, Iterator<Row> rows, long[][] text) throws IOException {
+        Encoded call(int partition, Iterator<InternalRow> rows, long[][] text) throws IOException {
             float[] ts = new float[DatabaseLayout.TIMESTAMP_DIM];
             int[] cursor = new int[text.length];
+            long[] nulls = new long[plans.length];
+            List<HashMap<UTF8String, Integer>> categories = new ArrayList<>();
+            for (ColumnPlan p : plans) {
+                HashMap<UTF8String, Integer> byBytes = null;
+                if (p.categories() != null) {
+                    byBytes = new HashMap<>();
+                    for (var e : p.categories().entrySet()) {
+                        byBytes.put(UTF8String.fromString(e.getKey()), e.getValue());
+                    }
+                }
+                categories.add(byBytes);
+            }
             long first = ranges.first()[partition];
             long n = 0;
             try (Parts.Out out = new Parts.Out(dir, partition, sections)) {
                 while (rows.hasNext()) {
-                    Row r = rows.next();
+                    InternalRow r = rows.next();
                     long row = r.getLong(rowField);
                     if (row != first + n) { // the text indices are laid out for exactly these rows
                         throw new IllegalStateException(String.format(Locale.ROOT,
@@ -173,18 +221,21 @@ final class TableEncoder {
                                 first + n));
                     }
                     int section = 0;
-                    for (ColumnPlan p : plans) {
+                    for (int j = 0; j < plans.length; j++) {
+                        ColumnPlan p = plans[j];
                         if (p.stype() == SemanticType.IGNORED) {
                             continue;
                         }
                         boolean valid = p.present() && r.getBoolean(p.validField());
                         out.section(section).bit(valid);
+                        if (!valid) {
+                            nulls[j]++; // the driver reads those of identifier and text columns
+                        }
                         if (p.stype() == SemanticType.IDENTIFIER) {
                             section++;
                             continue;
                         }
                         Parts.Section values = out.section(section + 1);
-                        // Text columns carry their index (t<j>) instead of the value (c<j>).
                         boolean hasValue = p.present() && p.valueField() >= 0 && !r.isNullAt(p.valueField());
                         switch (p.stype()) {
                             case NUMERICAL -> values.f32(hasValue
@@ -201,7 +252,7 @@ final class TableEncoder {
                             }
                             case BOOLEAN -> values.bit(hasValue && r.getBoolean(p.valueField()));
                             case CATEGORICAL -> values.u32(hasValue
-                                    ? p.categories().getOrDefault(r.getString(p.valueField()), 0) : 0);
+                                    ? categories.get(j).getOrDefault(r.getUTF8String(p.valueField()), 0) : 0);
                             // A text index is only found for a non-null value in the vocabulary.
                             case TEXT -> values.u32(p.textSlot() >= 0 ? textIndex(text[p.textSlot()], cursor,
                                     p.textSlot(), row) : 0);
@@ -216,7 +267,7 @@ final class TableEncoder {
                             "table '%s', partition %d: %d rows where %d were expected", table, partition, n,
                             ranges.count()[partition]));
                 }
-                return List.of(out.commit(n)).iterator();
+                return new Encoded(tableIndex, out.commit(n), nulls);
             }
         }
 

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -64,6 +66,51 @@ class PartsTest {
         assertArrayEquals(want, Files.readAllBytes(file));
         try (var files = Files.list(dir)) {
             assertEquals(0, files.filter(f -> f.toString().endsWith(".tmp")).count(), "no temporary parts left");
+        }
+    }
+
+    @Test
+    void valuesOfEveryWidthAreLittleEndianAcrossManyBufferFills() throws IOException {
+        // More than one buffer's worth (64 KiB) of each, in odd sizes so values straddle refills.
+        Random rnd = new Random(11);
+        int n = 50_001;
+        short[] u16 = new short[n];
+        int[] u32 = new int[n];
+        float[] f32 = new float[n];
+        long[] i64 = new long[n];
+        boolean[] bits = new boolean[3 * n];
+        Parts.Info info;
+        try (Parts.Out out = new Parts.Out(dir.toString(), 0, 2)) {
+            for (int i = 0; i < n; i++) {
+                u16[i] = (short) rnd.nextInt();
+                u32[i] = rnd.nextInt();
+                f32[i] = rnd.nextFloat() - 0.5f;
+                i64[i] = rnd.nextLong();
+                out.section(0).u16(u16[i]);
+                out.section(0).u32(u32[i]);
+                out.section(0).f32(f32[i]);
+                out.section(0).i64(i64[i]);
+            }
+            for (int i = 0; i < bits.length; i++) {
+                bits[i] = rnd.nextInt(3) == 0;
+                out.section(1).bit(bits[i]);
+            }
+            info = out.commit(n);
+        }
+        assertEquals(18L * n, info.lengths()[0], "bytes of section 0");
+        assertEquals(bits.length, info.lengths()[1], "bits of section 1");
+        ByteBuffer values = ByteBuffer.wrap(Files.readAllBytes(Parts.partFile(dir, 0, 0))).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(18 * n, values.remaining());
+        for (int i = 0; i < n; i++) {
+            assertEquals(u16[i], values.getShort(), "u16 " + i);
+            assertEquals(u32[i], values.getInt(), "u32 " + i);
+            assertEquals(Float.floatToRawIntBits(f32[i]), values.getInt(), "f32 " + i);
+            assertEquals(i64[i], values.getLong(), "i64 " + i);
+        }
+        byte[] bitmap = Files.readAllBytes(Parts.partFile(dir, 1, 0));
+        assertEquals((bits.length + 7) / 8, bitmap.length);
+        for (int i = 0; i < bits.length; i++) {
+            assertEquals(bits[i], (bitmap[i / 8] >>> (i % 8) & 1) == 1, "bit " + i);
         }
     }
 }

@@ -1,7 +1,6 @@
 package io.github.semyonsinchenko.safetensors.sampler.db;
 
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
+import java.time.LocalDate;
 
 /**
  * How cell values are encoded in table and task files (spec §4): z-scores and the 15 timestamp
@@ -30,31 +29,61 @@ public final class ValueEncoding {
         return (long) ((double) z * globalStdUs + globalMeanUs);
     }
 
+    /** chrono's range as days since the epoch: its first and last day. */
+    private static final long MIN_DAY = LocalDate.of(MIN_YEAR, 1, 1).toEpochDay();
+    private static final long MAX_DAY = LocalDate.of(MAX_YEAR, 12, 31).toEpochDay();
+
     /** Writes the 15 features of epoch-microsecond {@code us} to {@code out[off .. off + 14]}. */
     public static void timestampFeatures(long us, double globalMeanUs, double globalStdUs, float[] out, int off) {
+        // The UTC calendar fields: the day and the second within it, the time fields by arithmetic
+        // (one LocalDate per cell, no LocalDateTime and LocalTime).
         long seconds = Math.floorDiv(us, 1_000_000L);
-        LocalDateTime t;
-        try {
-            t = LocalDateTime.ofEpochSecond(seconds, 0, ZoneOffset.UTC);
-            if (t.getYear() < MIN_YEAR || t.getYear() > MAX_YEAR) {
-                t = LocalDateTime.ofEpochSecond(0, 0, ZoneOffset.UTC);
-            }
-        } catch (java.time.DateTimeException e) {
-            t = LocalDateTime.ofEpochSecond(0, 0, ZoneOffset.UTC);
+        long day = Math.floorDiv(seconds, 86_400L);
+        int secondOfDay = (int) Math.floorMod(seconds, 86_400L);
+        if (day < MIN_DAY || day > MAX_DAY) {
+            day = 0;
+            secondOfDay = 0;
         }
-        cyclic(t.getSecond(), 60, out, off);
-        cyclic(t.getMinute(), 60, out, off + 2);
-        cyclic(t.getHour(), 24, out, off + 4);
-        cyclic(t.getDayOfWeek().getValue() - 1, 7, out, off + 6);
-        cyclic(t.getDayOfMonth() - 1, 31, out, off + 8);
-        cyclic(t.getMonthValue() - 1, 12, out, off + 10);
-        cyclic(t.getDayOfYear() - 1, 366, out, off + 12);
+        LocalDate date = LocalDate.ofEpochDay(day);
+        SIXTY.put(secondOfDay % 60, out, off);
+        SIXTY.put(secondOfDay / 60 % 60, out, off + 2);
+        HOURS.put(secondOfDay / 3600, out, off + 4);
+        WEEKDAYS.put((int) Math.floorMod(day + 3, 7L), out, off + 6); // 1970-01-01 was a Thursday (3, Monday 0)
+        MONTH_DAYS.put(date.getDayOfMonth() - 1, out, off + 8);
+        MONTHS.put(date.getMonthValue() - 1, out, off + 10);
+        YEAR_DAYS.put(date.getDayOfYear() - 1, out, off + 12);
         out[off + 14] = globalStdUs > 0 ? (float) ((us - globalMeanUs) / globalStdUs) : 0f;
     }
 
-    private static void cyclic(int v, int period, float[] out, int off) {
-        double angle = 2.0 * Math.PI * v / period;
-        out[off] = (float) Math.sin(angle);
-        out[off + 1] = (float) Math.cos(angle);
+    /**
+     * The sine and cosine of {@code 2π v / period} as f32 for every {@code v} of one period, computed
+     * once: the same expression per cell, so the same bits, where per-cell trigonometry (14 calls per
+     * timestamp) was a visible part of encoding millions of timestamps.
+     */
+    private static final class Cycle {
+        private final float[] sin;
+        private final float[] cos;
+
+        Cycle(int period) {
+            sin = new float[period];
+            cos = new float[period];
+            for (int v = 0; v < period; v++) {
+                double angle = 2.0 * Math.PI * v / period;
+                sin[v] = (float) Math.sin(angle);
+                cos[v] = (float) Math.cos(angle);
+            }
+        }
+
+        void put(int v, float[] out, int off) {
+            out[off] = sin[v];
+            out[off + 1] = cos[v];
+        }
     }
+
+    private static final Cycle SIXTY = new Cycle(60);
+    private static final Cycle HOURS = new Cycle(24);
+    private static final Cycle WEEKDAYS = new Cycle(7);
+    private static final Cycle MONTH_DAYS = new Cycle(31);
+    private static final Cycle MONTHS = new Cycle(12);
+    private static final Cycle YEAR_DAYS = new Cycle(366);
 }
