@@ -1,15 +1,17 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
 import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.PairFlatMapFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.unsafe.Platform;
+import org.apache.spark.unsafe.array.ByteArrayMethods;
 import org.apache.spark.unsafe.types.UTF8String;
 import scala.Tuple2;
 
@@ -18,8 +20,10 @@ import scala.Tuple2;
  * hash-partitioned by their cut string, as rows of {@code at} (long), {@code key} (string) and
  * {@code whole} (boolean): every occurrence of a string is in one partition, so a hash map there
  * finds its first occurrence (smallest {@code at}) without a further exchange of the text. Then
- * only longs move, to the range ({@link CellRanges}) of each first occurrence, where the sorted
- * firsts give each cell its rank within the range.
+ * either the cells stay where they are and only the firsts go to the driver, as cell ordinals
+ * ({@link ToLocated}, {@link FirstIndex}), or only longs move, to the range ({@link CellRanges})
+ * of each first occurrence, where the sorted firsts give each cell its rank within the range
+ * ({@link ToRanges}, {@link Rank}).
  */
 final class FirstOccurrences {
     private FirstOccurrences() {}
@@ -38,37 +42,203 @@ final class FirstOccurrences {
      */
     record Ranked(long firsts, long[] at, int[] rank) implements Serializable {}
 
+    /**
+     * One key partition's whole cells, each with its string's first occurrence as a cell ordinal
+     * ({@link #ordinal}), and the ordinals of the first occurrences the partition found: the
+     * driver's {@link FirstIndex} of all partitions' firsts turns a cell's first into its index.
+     */
+    record Located(long[] at, int[] first, int[] firsts) implements Serializable {}
+
+    /**
+     * The position of the cell at {@code at} in the dense order of all text cells (column by
+     * column, each column's rows in order, nulls included): the order of {@code at} without gaps.
+     */
+    static long ordinal(CellRanges ranges, long at) {
+        int k = Arrays.binarySearch(ranges.columns(), (int) (at >>> 32));
+        if (k < 0) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "cell %d: column %d is not a text column",
+                    at, at >>> 32));
+        }
+        return ranges.bases()[k] + (at & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * The first occurrences of all strings as a bitmap over the cell ordinals, with the number of
+     * firsts before each 64-bit word: a first's index is the number of firsts before it.
+     */
+    record FirstIndex(long[] bits, int[] before, long size) implements Serializable {
+
+        /** From every partition's first occurrences (distinct cell ordinals below {@code cells}). */
+        static FirstIndex of(List<int[]> firsts, long cells) {
+            long[] bits = new long[(int) ((cells + 63) >>> 6)];
+            for (int[] f : firsts) {
+                for (int o : f) {
+                    bits[o >>> 6] |= 1L << o;
+                }
+            }
+            int[] before = new int[bits.length];
+            long n = 0;
+            for (int w = 0; w < bits.length; w++) {
+                before[w] = (int) n; // at most the cells, which fit an int on this path
+                n += Long.bitCount(bits[w]);
+            }
+            return new FirstIndex(bits, before, n);
+        }
+
+        /** The index of the string whose first occurrence is cell ordinal {@code first}. */
+        long indexOf(int first) {
+            long word = bits[first >>> 6];
+            if ((word & 1L << first) == 0) {
+                throw new IllegalStateException("text vocabulary: cell " + first + " is no first occurrence");
+            }
+            return before[first >>> 6] + Long.bitCount(word & ((1L << first) - 1));
+        }
+    }
+
+    /** Key partition to its whole cells, located by their firsts' ordinals (no further exchange). */
+    record ToLocated(CellRanges ranges) implements FlatMapFunction<Iterator<InternalRow>, Located> {
+        @Override
+        public Iterator<Located> call(Iterator<InternalRow> rows) {
+            Firsts keys = new Firsts();
+            Longs cellAt = new Longs();
+            Ints cellId = new Ints();
+            while (rows.hasNext()) {
+                InternalRow r = rows.next();
+                long at = r.getLong(AT);
+                int id = keys.add(r.getUTF8String(KEY), at);
+                // A cut cell adds its cut string but finds no index (headwater looks the uncut value up).
+                if (r.getBoolean(WHOLE)) {
+                    cellAt.add(at);
+                    cellId.add(id);
+                }
+            }
+            int[] firsts = new int[keys.size()];
+            for (int id = 0; id < firsts.length; id++) {
+                firsts[id] = (int) ordinal(ranges, keys.first(id));
+            }
+            long[] at = Arrays.copyOf(cellAt.a, cellAt.n);
+            int[] first = new int[cellId.n];
+            for (int i = 0; i < first.length; i++) {
+                first[i] = firsts[cellId.a[i]];
+            }
+            return List.of(new Located(at, first, firsts)).iterator();
+        }
+    }
+
     /** One key partition's first occurrences of one range, with their strings. */
     record KeysToRange(long[] firsts, String[] keys) implements Serializable {}
 
-    /** A partition's distinct strings, numbered as they come, with each one's smallest {@code at}. */
-    private static final class Firsts {
-        private final HashMap<UTF8String, Integer> ids = new HashMap<>();
-        private final List<UTF8String> keys = new ArrayList<>();
+    /**
+     * A partition's distinct strings, numbered as they come, with each one's smallest {@code at}:
+     * an open-addressing table over primitive arrays, the strings' bytes copied into large pages,
+     * so a string costs no objects (no boxed number, no string copy, no map entry).
+     */
+    static final class Firsts {
+        /** Bytes per page; a longer string (never from the vocabulary's cut) gets a page of its own. */
+        private static final int PAGE = 1 << 20;
+        private static final int MIX = 0x9E37_79B9;
+
+        private final List<byte[]> pages = new ArrayList<>();
+        private byte[] page;
+        private int pageFill;
+        /** Per string: page index << 32 | offset in the page, byte length, hash, smallest at. */
+        private long[] where = new long[1024];
+        private int[] length = new int[1024];
+        private int[] hash = new int[1024];
         private long[] first = new long[1024];
+        private int size;
+        /** Per slot, the string's number plus one; 0 marks an empty slot. */
+        private int[] slots = new int[2048];
+        private int shift = 32 - 11;
 
         /** Records an occurrence; returns the string's number. */
         int add(UTF8String key, long at) {
-            Integer id = ids.get(key);
-            if (id == null) {
-                int n = keys.size();
-                UTF8String own = key.clone(); // the row, and so its string, is reused by the reader
-                ids.put(own, n);
-                keys.add(own);
-                if (n == first.length) {
-                    first = Arrays.copyOf(first, n * 2);
+            int h = key.hashCode();
+            int n = key.numBytes();
+            int mask = slots.length - 1;
+            for (int i = slot(h); ; i = (i + 1) & mask) {
+                int id = slots[i] - 1;
+                if (id < 0) {
+                    id = insert(key, h, n, at);
+                    slots[i] = id + 1;
+                    if (2 * size > slots.length) {
+                        rehash();
+                    }
+                    return id;
                 }
-                first[n] = at;
-                return n;
+                if (hash[id] == h && length[id] == n && ByteArrayMethods.arrayEquals(key.getBaseObject(),
+                        key.getBaseOffset(), pages.get((int) (where[id] >>> 32)),
+                        Platform.BYTE_ARRAY_OFFSET + (int) where[id], n)) {
+                    if (at < first[id]) {
+                        first[id] = at;
+                    }
+                    return id;
+                }
             }
-            if (at < first[id]) {
-                first[id] = at;
+        }
+
+        /** Copies the string's bytes (the row, and so its bytes, is reused by the reader). */
+        private int insert(UTF8String key, int h, int n, long at) {
+            if (size == first.length) {
+                int grown = Math.multiplyExact(size, 2);
+                where = Arrays.copyOf(where, grown);
+                length = Arrays.copyOf(length, grown);
+                hash = Arrays.copyOf(hash, grown);
+                first = Arrays.copyOf(first, grown);
             }
+            if (pages.isEmpty() || n > page.length - pageFill) {
+                page = new byte[Math.max(PAGE, n)];
+                pages.add(page);
+                pageFill = 0;
+            }
+            Platform.copyMemory(key.getBaseObject(), key.getBaseOffset(), page, Platform.BYTE_ARRAY_OFFSET + pageFill,
+                    n);
+            int id = size++;
+            where[id] = (long) (pages.size() - 1) << 32 | pageFill;
+            length[id] = n;
+            hash[id] = h;
+            first[id] = at;
+            pageFill += n;
             return id;
         }
 
+        private void rehash() {
+            if (shift == 2) {
+                throw new IllegalStateException("text vocabulary: too many distinct strings in one partition");
+            }
+            int[] grown = new int[slots.length * 2];
+            shift--;
+            int mask = grown.length - 1;
+            for (int id = 0; id < size; id++) {
+                int i = slot(hash[id]);
+                while (grown[i] != 0) {
+                    i = (i + 1) & mask;
+                }
+                grown[i] = id + 1;
+            }
+            slots = grown;
+        }
+
+        /**
+         * The slot of a hash: its high bits after a multiply. The low bits of Spark's string hash
+         * are not spread here: the partitioner chose this partition from the same hash.
+         */
+        private int slot(int h) {
+            return (h * MIX) >>> shift;
+        }
+
         int size() {
-            return keys.size();
+            return size;
+        }
+
+        /** The smallest {@code at} of string {@code id}. */
+        long first(int id) {
+            return first[id];
+        }
+
+        /** String {@code id}. */
+        String string(int id) {
+            return new String(pages.get((int) (where[id] >>> 32)), (int) where[id], length[id], StandardCharsets.UTF_8);
         }
     }
 
@@ -116,7 +286,10 @@ final class FirstOccurrences {
             }
             // Counting sort by range into arrays of exact size.
             int n = keys.size();
-            long[] first = keys.first;
+            long[] first = new long[n];
+            for (int id = 0; id < n; id++) {
+                first[id] = keys.first(id);
+            }
             int[] rangeOf = new int[n];
             int[] nFirsts = new int[ranges.count()];
             int[] nCells = new int[ranges.count()];
@@ -207,7 +380,7 @@ final class FirstOccurrences {
             int[] rangeOf = new int[n];
             int[] count = new int[ranges.count()];
             for (int id = 0; id < n; id++) {
-                rangeOf[id] = ranges.rangeOf(keys.first[id]);
+                rangeOf[id] = ranges.rangeOf(keys.first(id));
                 count[rangeOf[id]]++;
             }
             KeysToRange[] out = new KeysToRange[ranges.count()];
@@ -219,8 +392,8 @@ final class FirstOccurrences {
             int[] fill = new int[out.length];
             for (int id = 0; id < n; id++) {
                 int k = fill[rangeOf[id]]++;
-                out[rangeOf[id]].firsts()[k] = keys.first[id];
-                out[rangeOf[id]].keys()[k] = keys.keys.get(id).toString();
+                out[rangeOf[id]].firsts()[k] = keys.first(id);
+                out[rangeOf[id]].keys()[k] = keys.string(id);
             }
             List<Tuple2<Integer, KeysToRange>> pieces = new ArrayList<>();
             for (int r = 0; r < out.length; r++) {

@@ -9,6 +9,10 @@ import static org.apache.spark.sql.functions.shiftrightunsigned;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import java.io.IOException;
 import java.io.Serializable;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,6 +30,7 @@ import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
 import scala.Tuple2;
 
 /**
@@ -39,6 +44,8 @@ import scala.Tuple2;
  */
 final class GraphWriter {
     private GraphWriter() {}
+
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** Where each direction's parts are and in which order they concatenate. */
     private record Csr(Path outDir, int[] outParts, Path inDir, int[] inParts, long edges) {}
@@ -145,7 +152,9 @@ final class GraphWriter {
                 for (int c = 0; c < cols.length; c++) {
                     select[c + 1] = col("k" + cols[c]);
                 }
-                JavaRDD<Row> rows = ordered.get(t.index()).rows().select(select).javaRDD();
+                // Spark's own rows: no conversion to external Rows with boxed longs.
+                JavaRDD<InternalRow> rows = ordered.get(t.index()).rows().select(select).queryExecution().toRdd()
+                        .toJavaRDD();
                 JavaPairRDD<Integer, Bucket> e = JavaPairRDD.fromJavaRDD(rows.mapPartitionsWithIndex(
                         new OutPartition(outDir.toString(), outParts, t.rowStart(), fkTargets[t.index()], b, in), true));
                 outParts += rows.getNumPartitions();
@@ -232,35 +241,80 @@ final class GraphWriter {
 
     /** Row pointers from the (row, count) runs of the parts, then the neighbour lists. */
     private static void writeCsr(Parts.Assembler a, Path dir, int[] parts, long nodes) throws IOException {
-        long[] state = new long[3]; // next row to write, running edge count, pending row of a (row, count) pair
-        state[2] = -1;
+        byte[] block = new byte[1 << 16]; // pointers go out a block at a time, not a byte at a time
+        int filled = 0;
+        long next = 0; // the next row whose pointer is written
+        long edges = 0; // the running edge count
         for (int part : parts) {
-            Parts.Assembler.readU32s(Parts.partFile(dir, 1, part), v -> {
-                if (state[2] < 0) {
-                    state[2] = v;
-                    return;
-                }
-                long row = state[2];
-                state[2] = -1;
+            Path file = Parts.partFile(dir, 1, part);
+            int[] runs = readU32s(file);
+            if (runs.length % 2 != 0) {
+                throw new IllegalStateException("graph: " + file + " holds half a (row, count) pair");
+            }
+            for (int i = 0; i < runs.length; i += 2) {
+                long row = Integer.toUnsignedLong(runs[i]);
                 // A row's run may continue in the next part (range partitions split a row's edges);
                 // a run before the last row written means parts out of order, which would shift lists.
-                if (row < state[0] - 1 || row >= nodes) {
+                if (row < next - 1 || row >= nodes) {
                     throw new IllegalStateException(String.format(Locale.ROOT,
-                            "graph: run of row %d after row %d in %s (%d nodes)", row, state[0] - 1, dir, nodes));
+                            "graph: run of row %d after row %d in %s (%d nodes)", row, next - 1, dir, nodes));
                 }
-                while (state[0] <= row) {
-                    a.u32(state[1]);
-                    state[0]++;
+                for (; next <= row; next++) {
+                    if (filled == block.length) {
+                        a.bytes(block, 0, filled);
+                        filled = 0;
+                    }
+                    INT_LE.set(block, filled, (int) edges);
+                    filled += 4;
                 }
-                state[1] += v;
-            });
+                edges += Integer.toUnsignedLong(runs[i + 1]);
+            }
         }
-        while (state[0] <= nodes) {
-            a.u32(state[1]);
-            state[0]++;
+        for (; next <= nodes; next++) {
+            if (filled == block.length) {
+                a.bytes(block, 0, filled);
+                filled = 0;
+            }
+            INT_LE.set(block, filled, (int) edges);
+            filled += 4;
         }
+        a.bytes(block, 0, filled);
         for (int part : parts) {
             a.appendBytes(Parts.partFile(dir, 0, part));
+        }
+    }
+
+    /** A part file of little-endian u32 values, whole (a part holds at most one partition's rows). */
+    private static int[] readU32s(Path file) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        if (bytes.length % 4 != 0) {
+            throw new IllegalStateException("graph: " + file + " is not a whole number of u32 values");
+        }
+        int[] values = new int[bytes.length / 4];
+        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(values);
+        return values;
+    }
+
+    /** u32 values on their way to a part's section, written a block at a time. */
+    private static final class U32Block {
+        private final Parts.Section section;
+        private final int[] values = new int[1 << 14];
+        private int n;
+
+        U32Block(Parts.Section section) {
+            this.section = section;
+        }
+
+        void add(int v) throws IOException {
+            if (n == values.length) {
+                flush();
+            }
+            values[n++] = v;
+        }
+
+        void flush() throws IOException {
+            section.u32s(values, 0, n);
+            n = 0;
         }
     }
 
@@ -270,16 +324,18 @@ final class GraphWriter {
         public Iterator<Parts.Info> call(Integer partition, Iterator<Row> rows) throws IOException {
             long n = 0;
             try (Parts.Out out = new Parts.Out(dir, partition, 2)) {
+                U32Block neighbours = new U32Block(out.section(0));
+                U32Block runs = new U32Block(out.section(1));
                 long run = -1;
                 int runCount = 0;
                 while (rows.hasNext()) {
                     long e = rows.next().getLong(0) ^ Long.MIN_VALUE;
                     long src = e >>> 32;
-                    out.section(0).u32((int) e);
+                    neighbours.add((int) e);
                     if (src != run) {
                         if (runCount > 0) {
-                            out.section(1).u32((int) run);
-                            out.section(1).u32(runCount);
+                            runs.add((int) run);
+                            runs.add(runCount);
                         }
                         run = src;
                         runCount = 0;
@@ -288,9 +344,11 @@ final class GraphWriter {
                     n++;
                 }
                 if (runCount > 0) {
-                    out.section(1).u32((int) run);
-                    out.section(1).u32(runCount);
+                    runs.add((int) run);
+                    runs.add(runCount);
                 }
+                neighbours.flush();
+                runs.flush();
                 return List.of(out.commit(n)).iterator();
             }
         }
@@ -361,9 +419,10 @@ final class GraphWriter {
      * so a recomputed partition rewrites the same part.
      */
     private record OutPartition(String dir, int offset, long rowStart, int[] targets, Broadcast<KeyMap[]> maps,
-            InRanges in) implements Function2<Integer, Iterator<Row>, Iterator<Tuple2<Integer, Bucket>>> {
+            InRanges in) implements Function2<Integer, Iterator<InternalRow>, Iterator<Tuple2<Integer, Bucket>>> {
         @Override
-        public Iterator<Tuple2<Integer, Bucket>> call(Integer partition, Iterator<Row> rows) throws IOException {
+        public Iterator<Tuple2<Integer, Bucket>> call(Integer partition, Iterator<InternalRow> rows)
+                throws IOException {
             KeyMap[] m = maps.value();
             StatChunks.LongList[] buckets = new StatChunks.LongList[in.partitions()];
             long[] dsts = new long[targets.length];
@@ -371,8 +430,10 @@ final class GraphWriter {
             long n = 0;
             long previous = -1;
             try (Parts.Out out = new Parts.Out(dir, part, 2)) {
+                U32Block neighbours = new U32Block(out.section(0));
+                U32Block runs = new U32Block(out.section(1));
                 while (rows.hasNext()) {
-                    Row r = rows.next();
+                    InternalRow r = rows.next();
                     long src = r.getLong(0) + rowStart;
                     if (src <= previous) {
                         throw new IllegalStateException(String.format(Locale.ROOT,
@@ -393,17 +454,19 @@ final class GraphWriter {
                     }
                     Arrays.sort(dsts, 0, k);
                     for (int i = 0; i < k; i++) {
-                        out.section(0).u32((int) dsts[i]);
+                        neighbours.add((int) dsts[i]);
                         int p = in.partitionOf(dsts[i]);
                         if (buckets[p] == null) {
                             buckets[p] = new StatChunks.LongList();
                         }
                         buckets[p].add(dsts[i] << 32 | src);
                     }
-                    out.section(1).u32((int) src);
-                    out.section(1).u32(k);
+                    runs.add((int) src);
+                    runs.add(k);
                     n += k;
                 }
+                neighbours.flush();
+                runs.flush();
                 out.commit(n);
             }
             List<Tuple2<Integer, Bucket>> result = new ArrayList<>();
@@ -454,17 +517,17 @@ final class GraphWriter {
                 }
             }
             try (Parts.Out out = new Parts.Out(dir, partition, 2)) {
-                for (int src : sources) {
-                    out.section(0).u32(src);
-                }
+                out.section(0).u32s(sources, 0, sources.length);
+                U32Block runs = new U32Block(out.section(1));
                 int from = 0; // after the scatter, next[d] is where row d's list ends
                 for (int d = 0; d < width; d++) {
                     if (next[d] > from) {
-                        out.section(1).u32((int) (start + d));
-                        out.section(1).u32(next[d] - from);
+                        runs.add((int) (start + d));
+                        runs.add(next[d] - from);
                         from = next[d];
                     }
                 }
+                runs.flush();
                 return List.of(out.commit(total)).iterator();
             }
         }

@@ -177,6 +177,23 @@ final class Parts {
             bytes += 4;
         }
 
+        /**
+         * {@code n} values of {@code v} from {@code from} as little-endian u32s, converted into the
+         * buffer a run at a time (no per-value call).
+         */
+        void u32s(int[] v, int from, int n) throws IOException {
+            for (int done = 0; done < n; ) {
+                room(4);
+                int k = Math.min(n - done, (buf.length - pos) / 4);
+                for (int i = 0; i < k; i++) {
+                    LE_INT.set(buf, pos + 4 * i, v[from + done + i]);
+                }
+                pos += 4 * k;
+                done += k;
+            }
+            bytes += 4L * n;
+        }
+
         void f32(float v) throws IOException {
             u32(Float.floatToRawIntBits(v));
         }

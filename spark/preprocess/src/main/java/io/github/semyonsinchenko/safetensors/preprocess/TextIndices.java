@@ -5,10 +5,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.IntToLongFunction;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.Function2;
+import org.apache.spark.broadcast.Broadcast;
 import scala.Tuple2;
 
 /**
@@ -16,8 +18,8 @@ import scala.Tuple2;
  * holds, per text column, the (row, index) pairs of the rows of partition {@code p}, packed as
  * {@code row << 32 | index} and sorted, so the encoder reads them alongside the rows with one
  * cursor per column. The whole rows are never shuffled for their text: only the pairs move, from
- * the vocabulary's ranges, in few large records (one per range, column and target partition)
- * rather than one per cell.
+ * the vocabulary's partitions, in few large records (one per vocabulary partition, column and
+ * target partition) rather than one per cell.
  */
 final class TextIndices {
     private TextIndices() {}
@@ -25,18 +27,56 @@ final class TextIndices {
     /** Some pairs of text column {@code slot} bound for one target partition. */
     record Piece(int slot, long[] packed) implements Serializable {}
 
+    /** Where a vocabulary element's whole cells are and how each finds its index. */
+    interface Cells<T> extends Serializable {
+        /** The element's whole cells (global column {@code << 32 |} row). */
+        long[] at(T element);
+
+        /** Per cell of {@code element}, in partition {@code partition} of the vocabulary's RDD, its index. */
+        IntToLongFunction indices(int partition, T element);
+    }
+
+    /** Cells ranked within their cell range: a cell's index is its range's offset plus its rank. */
+    record RankedCells(long[] offsets) implements Cells<FirstOccurrences.Ranked> {
+        @Override
+        public long[] at(FirstOccurrences.Ranked r) {
+            return r.at();
+        }
+
+        @Override
+        public IntToLongFunction indices(int range, FirstOccurrences.Ranked r) {
+            long offset = offsets[range];
+            int[] rank = r.rank();
+            return i -> offset + (rank[i] & 0xFFFF_FFFFL);
+        }
+    }
+
+    /** Cells with their firsts' ordinals: the broadcast {@link FirstOccurrences.FirstIndex} gives the index. */
+    record LocatedCells(Broadcast<FirstOccurrences.FirstIndex> index) implements Cells<FirstOccurrences.Located> {
+        @Override
+        public long[] at(FirstOccurrences.Located l) {
+            return l.at();
+        }
+
+        @Override
+        public IntToLongFunction indices(int partition, FirstOccurrences.Located l) {
+            FirstOccurrences.FirstIndex firsts = index.value();
+            int[] first = l.first();
+            return i -> firsts.indexOf(first[i]);
+        }
+    }
+
     /**
      * Per partition of {@code ranges} one element: per text column (slot) its packed pairs in row order.
      *
-     * @param ranked the vocabulary's whole cells with their rank within their range, one element per range
-     * @param offsets per range, the index of its first string: a cell's index is its range's offset plus its rank
+     * @param vocabulary the vocabulary's whole cells, as {@code cells} reads them
      * @param colStart the table's first global column
      * @param slotOf per column of the table its slot, or -1 when it is not one of the text columns wanted
      */
-    static JavaRDD<long[][]> byPartition(JavaRDD<FirstOccurrences.Ranked> ranked, long[] offsets, int colStart,
-            int[] slotOf, int slots, RowRanges ranges) {
-        JavaPairRDD<Integer, Piece> pieces = JavaPairRDD.fromJavaRDD(ranked.mapPartitionsWithIndex(
-                new Split(offsets, colStart, slotOf, slots, ranges), true));
+    static <T> JavaRDD<long[][]> byPartition(JavaRDD<T> vocabulary, Cells<T> cells, int colStart, int[] slotOf,
+            int slots, RowRanges ranges) {
+        JavaPairRDD<Integer, Piece> pieces = JavaPairRDD.fromJavaRDD(vocabulary.mapPartitionsWithIndex(
+                new Split<>(cells, colStart, slotOf, slots, ranges), true));
         return pieces.partitionBy(new IdPartitioner(ranges.partitions())).mapPartitions(new Merge(slots), true);
     }
 
@@ -51,16 +91,17 @@ final class TextIndices {
         }
     }
 
-    /** Buckets one range's cells of the table by slot and target partition (two passes: arrays of exact size). */
-    private record Split(long[] offsets, int colStart, int[] slotOf, int slots, RowRanges ranges)
-            implements Function2<Integer, Iterator<FirstOccurrences.Ranked>, Iterator<Tuple2<Integer, Piece>>> {
+    /** Buckets one vocabulary partition's cells of the table by slot and target partition (two passes: arrays of exact size). */
+    private record Split<T>(Cells<T> cells, int colStart, int[] slotOf, int slots, RowRanges ranges)
+            implements Function2<Integer, Iterator<T>, Iterator<Tuple2<Integer, Piece>>> {
         @Override
-        public Iterator<Tuple2<Integer, Piece>> call(Integer range, Iterator<FirstOccurrences.Ranked> it) {
+        public Iterator<Tuple2<Integer, Piece>> call(Integer partition, Iterator<T> it) {
             int targets = ranges.partitions();
             List<Tuple2<Integer, Piece>> out = new ArrayList<>();
             while (it.hasNext()) {
-                FirstOccurrences.Ranked r = it.next();
-                long[] at = r.at();
+                T element = it.next();
+                long[] at = cells.at(element);
+                IntToLongFunction indexOf = cells.indices(partition, element);
                 int[] bucket = new int[at.length]; // slot * targets + target partition, or -1
                 int[] size = new int[slots * targets];
                 for (int i = 0; i < at.length; i++) {
@@ -76,11 +117,10 @@ final class TextIndices {
                     packed[b] = size[b] == 0 ? null : new long[size[b]];
                 }
                 int[] fill = new int[size.length];
-                long offset = offsets[range];
                 for (int i = 0; i < at.length; i++) {
                     int b = bucket[i];
                     if (b >= 0) {
-                        long index = offset + (r.rank()[i] & 0xFFFF_FFFFL);
+                        long index = indexOf.applyAsLong(i);
                         packed[b][fill[b]++] = (at[i] & 0xFFFF_FFFFL) << 32 | (index & 0xFFFF_FFFFL);
                     }
                 }

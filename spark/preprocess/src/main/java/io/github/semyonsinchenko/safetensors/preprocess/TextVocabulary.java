@@ -14,6 +14,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -25,27 +27,42 @@ import org.apache.spark.sql.types.DataTypes;
  * Stage 2, the text vocabulary: the first occurrence of each cut string, in column-then-row order,
  * gets the next index. The text is exchanged once: the cells are hash-partitioned by their cut
  * string, and each partition finds its strings' first occurrences in a hash map
- * ({@link FirstOccurrences}). From then on only longs move: each first occurrence and each cell
- * (as its first's position) go to the range ({@link CellRanges}) of that first, where the sorted
- * firsts rank the cells; a range's offset is the count of firsts in the ranges before it, the one
- * small result the driver collects. Nothing else is collected.
+ * ({@link FirstOccurrences}). From then on only numbers move. While the text cells (rows times
+ * text columns, nulls included) number at most {@link #BROADCAST_CELLS_CONF}, the cells stay in
+ * their key partitions and the driver collects the first occurrences alone, as cell ordinals:
+ * their bitmap, broadcast, gives each cell its index (the number of firsts before its first).
+ * Above it, each first occurrence and each cell (as its first's position) go to the range
+ * ({@link CellRanges}) of that first, where the sorted firsts rank the cells; a range's offset is
+ * the count of firsts in the ranges before it. Nothing else is collected.
  */
 final class TextVocabulary {
     private static final String UTF8_CUT = "st_preprocess_utf8_cut";
 
-    /** Per range, its whole cells with their rank in the range (persisted), or null without text columns. */
-    private final JavaRDD<FirstOccurrences.Ranked> ranked;
-    /** Per range, the index of its first first occurrence. */
-    private final long[] offsets;
+    /**
+     * The session setting for the most text cells whose first occurrences the driver ranks with a
+     * bitmap it broadcasts (3 bytes per 16 cells; it also collects 4 bytes per distinct string);
+     * more cells are ranked by a shuffle to cell ranges.
+     */
+    static final String BROADCAST_CELLS_CONF = "spark.safetensors.preprocess.broadcastTextCells";
+    /** 12 MiB of bitmap and counts at most. */
+    static final long DEFAULT_BROADCAST_CELLS = 1L << 26;
+
+    /** The vocabulary's whole cells (persisted) and how they find their indices, or null without text columns. */
+    private final IndexedCells<?> cells;
     private final JavaRDD<String> ordered;
     private final long size;
 
-    private TextVocabulary(JavaRDD<FirstOccurrences.Ranked> ranked, long[] offsets, JavaRDD<String> ordered,
-            long size) {
-        this.ranked = ranked;
-        this.offsets = offsets;
+    private TextVocabulary(IndexedCells<?> cells, JavaRDD<String> ordered, long size) {
+        this.cells = cells;
         this.ordered = ordered;
         this.size = size;
+    }
+
+    /** Persisted whole cells, one element per partition, with the way their elements give indices. */
+    private record IndexedCells<T>(JavaRDD<T> rdd, TextIndices.Cells<T> reader) {
+        JavaRDD<long[][]> byPartition(int colStart, int[] slotOf, int slots, RowRanges rowRanges) {
+            return TextIndices.byPartition(rdd, reader, colStart, slotOf, slots, rowRanges);
+        }
     }
 
     /** The number of distinct (cut) strings. */
@@ -87,7 +104,7 @@ final class TextVocabulary {
         }
         TextVocabulary vocab;
         if (cells == null) {
-            vocab = new TextVocabulary(null, new long[0], null, 0);
+            vocab = new TextVocabulary(null, null, 0);
         } else {
             int partitions = ctx.partitions(rows);
             CellRanges ranges = CellRanges.of(columns.stream().mapToInt(Integer::intValue).toArray(),
@@ -95,22 +112,40 @@ final class TextVocabulary {
             // The one exchange of the text, as Spark's rows (the strings are not turned into Java Strings).
             JavaRDD<InternalRow> byKey = cells.repartition(partitions, col("key")).queryExecution().toRdd()
                     .toJavaRDD();
-            JavaRDD<FirstOccurrences.Ranked> ranked = ctx.persist(byKey
-                    .mapPartitionsToPair(new FirstOccurrences.ToRanges(ranges))
-                    .partitionBy(new IdPartitioner(ranges.count()))
-                    .mapPartitions(new FirstOccurrences.Rank(), true));
-            List<Long> counts = ranked.map(FirstOccurrences.Ranked::firsts).collect(); // in range order
-            long[] offsets = new long[counts.size()];
-            long distinct = 0;
-            for (int r = 0; r < offsets.length; r++) {
-                offsets[r] = distinct;
-                distinct += counts.get(r);
-            }
             // Only the embedder reads it: the key partitions again (the exchange is reused), now with their strings.
             JavaRDD<String> orderedKeys = byKey.mapPartitionsToPair(new FirstOccurrences.KeysToRanges(ranges))
                     .partitionBy(new IdPartitioner(ranges.count()))
                     .mapPartitions(new FirstOccurrences.KeysInOrder(), true);
-            vocab = new TextVocabulary(ranked, offsets, orderedKeys, distinct);
+            long cellCount = rows;
+            if (cellCount <= Math.min(broadcastCells(ctx), Integer.MAX_VALUE)) {
+                JavaRDD<FirstOccurrences.Located> located = ctx.persist(
+                        byKey.mapPartitions(new FirstOccurrences.ToLocated(ranges)));
+                FirstOccurrences.FirstIndex index = FirstOccurrences.FirstIndex.of(
+                        located.map(FirstOccurrences.Located::firsts).collect(), cellCount);
+                // Not destroyed here: the encoder reads it; Spark's cleaner drops it with this vocabulary.
+                Broadcast<FirstOccurrences.FirstIndex> b = JavaSparkContext.fromSparkContext(ctx.spark.sparkContext())
+                        .broadcast(index);
+                ctx.info(String.format(Locale.ROOT, "first occurrences of %d text cells ranked on the driver",
+                        cellCount));
+                vocab = new TextVocabulary(new IndexedCells<>(located, new TextIndices.LocatedCells(b)), orderedKeys,
+                        index.size());
+            } else {
+                JavaRDD<FirstOccurrences.Ranked> ranked = ctx.persist(byKey
+                        .mapPartitionsToPair(new FirstOccurrences.ToRanges(ranges))
+                        .partitionBy(new IdPartitioner(ranges.count()))
+                        .mapPartitions(new FirstOccurrences.Rank(), true));
+                List<Long> counts = ranked.map(FirstOccurrences.Ranked::firsts).collect(); // in range order
+                long[] offsets = new long[counts.size()];
+                long distinct = 0;
+                for (int r = 0; r < offsets.length; r++) {
+                    offsets[r] = distinct;
+                    distinct += counts.get(r);
+                }
+                ctx.info(String.format(Locale.ROOT, "first occurrences of %d text cells ranked in %d cell ranges"
+                        + " (more than %s)", cellCount, ranges.count(), BROADCAST_CELLS_CONF));
+                vocab = new TextVocabulary(new IndexedCells<>(ranked, new TextIndices.RankedCells(offsets)),
+                        orderedKeys, distinct);
+            }
         }
         ctx.info(String.format(Locale.ROOT, "%d text strings", vocab.size()));
         if (vocab.size() > BuildContext.U32_LIMIT) {
@@ -144,7 +179,7 @@ final class TextVocabulary {
      * them), laid out like its ordered rows: see {@link TextIndices}.
      */
     JavaRDD<long[][]> byPartition(LoadedTable t, int[] textColumns, RowRanges rowRanges) {
-        if (ranked == null) {
+        if (cells == null) {
             throw new IllegalStateException("table '" + t.schema().name() + "': no text vocabulary was built");
         }
         int[] slotOf = new int[t.schema().columns().size()];
@@ -152,6 +187,21 @@ final class TextVocabulary {
         for (int k = 0; k < textColumns.length; k++) {
             slotOf[textColumns[k]] = k;
         }
-        return TextIndices.byPartition(ranked, offsets, t.colStart(), slotOf, textColumns.length, rowRanges);
+        return cells.byPartition(t.colStart(), slotOf, textColumns.length, rowRanges);
+    }
+
+    /** {@link #BROADCAST_CELLS_CONF}, or its default. */
+    static long broadcastCells(BuildContext ctx) {
+        String v = ctx.spark.conf().get(BROADCAST_CELLS_CONF, Long.toString(DEFAULT_BROADCAST_CELLS));
+        try {
+            long n = Long.parseLong(v.trim());
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new PreprocessException(String.format(Locale.ROOT, "%s must be a number of text cells (0 or more),"
+                + " was '%s'", BROADCAST_CELLS_CONF, v));
     }
 }

@@ -113,4 +113,28 @@ class PartsTest {
             assertEquals(bits[i], (bitmap[i / 8] >>> (i % 8) & 1) == 1, "bit " + i);
         }
     }
+
+    @Test
+    void u32sWritesTheSameBytesAsOneU32PerValue() throws IOException {
+        Random rnd = new Random(11);
+        int[] values = new int[40_000]; // more than one conversion block
+        for (int i = 0; i < values.length; i++) {
+            values[i] = rnd.nextInt();
+        }
+        Parts.Info info;
+        try (Parts.Out out = new Parts.Out(dir.toString(), 0, 2)) {
+            out.section(0).u16((short) 7); // the runs start off a 4-byte boundary of the buffer
+            out.section(1).u16((short) 7);
+            out.section(0).u32(values[0]);
+            out.section(0).u32s(values, 1, values.length - 2);
+            out.section(0).u32s(values, values.length - 1, 0);
+            out.section(0).u32(values[values.length - 1]);
+            for (int v : values) {
+                out.section(1).u32(v);
+            }
+            info = out.commit(values.length);
+        }
+        assertEquals(4L * values.length + 2, info.lengths()[0]);
+        assertArrayEquals(Files.readAllBytes(Parts.partFile(dir, 1, 0)), Files.readAllBytes(Parts.partFile(dir, 0, 0)));
+    }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,6 +20,7 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,7 +39,74 @@ class TextVocabularyTest {
     private static final String LONG_B = "a".repeat(2047) + "😀"; // 2051 bytes: cut to 2047 "a"
 
     @Test
-    void indicesAndOrderFollowTheFirstOccurrences() {
+    void indicesAndOrderFollowTheFirstOccurrencesRankedOnTheDriver() {
+        List<String> progress = indicesAndOrderFollowTheFirstOccurrences(null);
+        assertTrue(progress.stream().anyMatch(m -> m.contains("ranked on the driver")), progress::toString);
+    }
+
+    @Test
+    void indicesAndOrderFollowTheFirstOccurrencesRankedInCellRanges() {
+        List<String> progress = indicesAndOrderFollowTheFirstOccurrences("0");
+        assertTrue(progress.stream().anyMatch(m -> m.contains("ranked in")), progress::toString);
+    }
+
+    @Test
+    void aBadCellBoundIsATypedError() {
+        SparkSession spark = SparkTestSession.get();
+        BuildContext ctx = new BuildContext(spark, new InputSchema("t", List.of(), List.of()), work, work.resolve("out"),
+                Preprocessor.Options.defaults(EmbedderSpec.none()));
+        spark.conf().set(TextVocabulary.BROADCAST_CELLS_CONF, "-1");
+        try {
+            PreprocessException e = assertThrows(PreprocessException.class, () -> TextVocabulary.broadcastCells(ctx));
+            assertTrue(e.getMessage().contains(TextVocabulary.BROADCAST_CELLS_CONF), e.getMessage());
+        } finally {
+            spark.conf().unset(TextVocabulary.BROADCAST_CELLS_CONF);
+        }
+        assertEquals(TextVocabulary.DEFAULT_BROADCAST_CELLS, TextVocabulary.broadcastCells(ctx));
+    }
+
+    @Test
+    void firstsNumberStringsAsTheyComeAndKeepTheSmallestPosition() {
+        FirstOccurrences.Firsts firsts = new FirstOccurrences.Firsts();
+        Map<String, Integer> ids = new HashMap<>();
+        Map<String, Long> smallest = new HashMap<>();
+        Random random = new Random(5);
+        for (int i = 0; i < 200_000; i++) { // many rehashes; some strings longer than a page; first the empty one
+            int pick = random.nextInt(60_000);
+            String s = i == 0 || pick == 3 ? "" : pick == 7 ? "x".repeat((1 << 20) + 3) : pick % 5 == 0 ? "é" + pick
+                    : "s" + pick;
+            long at = random.nextLong(1L << 40);
+            // Bytes at an offset inside a larger array, as in a row.
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            byte[] padded = new byte[b.length + 9];
+            System.arraycopy(b, 0, padded, 5, b.length);
+            int id = firsts.add(UTF8String.fromBytes(padded, 5, b.length), at);
+            Integer want = ids.putIfAbsent(s, ids.size());
+            assertEquals(want == null ? ids.size() - 1 : want, id, s);
+            smallest.merge(s, at, Math::min);
+        }
+        assertEquals(ids.size(), firsts.size());
+        for (Map.Entry<String, Integer> e : ids.entrySet()) {
+            assertEquals(e.getKey(), firsts.string(e.getValue()));
+            assertEquals(smallest.get(e.getKey()), firsts.first(e.getValue()));
+        }
+    }
+
+    @Test
+    void firstIndexCountsTheFirstsBeforeACell() {
+        int[] a = {3, 64, 200};
+        int[] b = {0, 63, 65, 129};
+        FirstOccurrences.FirstIndex index = FirstOccurrences.FirstIndex.of(List.of(a, b), 201);
+        assertEquals(7, index.size());
+        int[] sorted = {0, 3, 63, 64, 65, 129, 200};
+        for (int k = 0; k < sorted.length; k++) {
+            assertEquals(k, index.indexOf(sorted[k]));
+        }
+        assertThrows(IllegalStateException.class, () -> index.indexOf(1));
+    }
+
+    /** Builds the vocabulary with {@link TextVocabulary#BROADCAST_CELLS_CONF} set (or not) and checks it; the progress. */
+    private List<String> indicesAndOrderFollowTheFirstOccurrences(String broadcastCells) {
         SparkSession spark = SparkTestSession.get();
         Random random = new Random(13);
         // Table a: a numerical column and two text columns; table b: a categorical and a text column.
@@ -60,8 +129,12 @@ class TextVocabularyTest {
         InputSchema schema = new InputSchema("t", List.of(ta, tb), List.of());
         LoadedTable la = table(spark, 0, ta, a, new int[] {1, 2}, 0, 0);
         LoadedTable lb = table(spark, 1, tb, b, new int[] {1}, a.size(), 3);
+        List<String> progress = new ArrayList<>();
         BuildContext ctx = new BuildContext(spark, schema, work, work.resolve("out"),
-                Preprocessor.Options.defaults(EmbedderSpec.none()).withRowsPerPartition(37).withProgress(m -> { }));
+                Preprocessor.Options.defaults(EmbedderSpec.none()).withRowsPerPartition(37).withProgress(progress::add));
+        if (broadcastCells != null) {
+            spark.conf().set(TextVocabulary.BROADCAST_CELLS_CONF, broadcastCells);
+        }
         try {
             TextVocabulary vocab = TextVocabulary.build(ctx, List.of(la, lb));
 
@@ -87,7 +160,9 @@ class TextVocabularyTest {
             assertEquals(index.get(CUT_A), actual.get(4L << 32 | 5));
         } finally {
             ctx.release();
+            spark.conf().unset(TextVocabulary.BROADCAST_CELLS_CONF);
         }
+        return progress;
     }
 
     @Test
