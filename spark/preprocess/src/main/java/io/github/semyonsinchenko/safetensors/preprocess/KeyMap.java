@@ -10,6 +10,7 @@ import java.util.Locale;
 final class KeyMap implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final long MIX = 0x9E37_79B9_7F4A_7C15L;
+    private static final int MAX_BITS = 30;
 
     private final long[] keys;
     /** {@code row + 1} as an unsigned int; 0 marks an empty slot (rows stay below 2^32 - 1). */
@@ -20,8 +21,8 @@ final class KeyMap implements Serializable {
 
     /** A map with room for {@code capacity} keys (at most half its slots used). */
     KeyMap(long capacity) {
-        int bits = Math.max(2, 64 - Long.numberOfLeadingZeros(Math.max(1, 2 * capacity - 1)));
-        if (bits > 30) {
+        int bits = slotBits(capacity);
+        if (bits > MAX_BITS) {
             throw new IllegalArgumentException(String.format(Locale.ROOT,
                     "%d keys are too many for a broadcast key map", capacity));
         }
@@ -68,6 +69,16 @@ final class KeyMap implements Serializable {
 
     int size() {
         return size;
+    }
+
+    /** The bytes of the arrays of a map with room for {@code capacity} keys (beyond the largest: Long.MAX_VALUE). */
+    static long bytes(long capacity) {
+        int bits = slotBits(capacity);
+        return bits > MAX_BITS ? Long.MAX_VALUE : (Long.BYTES + Integer.BYTES) * (1L << bits);
+    }
+
+    private static int slotBits(long capacity) {
+        return Math.max(2, 64 - Long.numberOfLeadingZeros(Math.max(1, 2 * Math.min(capacity, 1L << 40) - 1)));
     }
 
     private int slot(long key) {

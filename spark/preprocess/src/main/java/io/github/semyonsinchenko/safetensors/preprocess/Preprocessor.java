@@ -186,13 +186,7 @@ public final class Preprocessor {
         PrimaryKeyMaps pkMaps = new PrimaryKeyMaps(ctx);
         GraphWriter.write(ctx, tables, statistics.orderedTables(), pkMaps);
         stage(ctx, 7, "tasks");
-        List<TaskMetadata> tasks = new ArrayList<>();
-        for (InputSchema.Task task : schema.tasks()) {
-            TaskMetadata m = TaskWriter.materialize(ctx, task, tables, pkMaps, categorical, statistics);
-            if (m != null) {
-                tasks.add(m);
-            }
-        }
+        List<TaskMetadata> tasks = TaskWriter.writeAll(ctx, tables, pkMaps, categorical, statistics);
         stage(ctx, 8, "metadata.json");
         DatabaseMetadata metadata = new DatabaseMetadata(tableMetadata(tables), columnMetadata(schema, tables),
                 statistics.stats(), tasks, statistics.globalTsMean(), statistics.globalTsStd());

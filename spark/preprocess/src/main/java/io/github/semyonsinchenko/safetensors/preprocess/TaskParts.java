@@ -19,13 +19,14 @@ import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.api.java.function.VoidFunction;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Row;
 
 /**
- * The two passes that write a task's parts (stage 7). The seed pass writes every section from the
- * resolved seeds; a target whose encoding needs statistics (z-scores, timestamp features,
- * vocabulary indices) is written raw and encoded by the value pass, file to file, once the driver
- * has the statistics. So the seeds are computed once and never cached.
+ * The two passes that write a task's parts (stage 7). The seed pass resolves the seeds' anchor
+ * keys (unless a join did) and writes every section; a target whose encoding needs the target's
+ * own statistics (z-scores, timestamp features) is written raw and encoded by the value pass, file
+ * to file, once the driver has the statistics. So the seeds are computed once and never cached.
  */
 final class TaskParts {
     private TaskParts() {}
@@ -43,24 +44,33 @@ final class TaskParts {
      * @param nulls seeds without a target value
      * @param trues boolean targets that are true
      * @param falses boolean targets that are false
-     * @param categories a categorical target's distinct values in first-seen order (local id i + 1)
+     * @param categories a categorical target's distinct values in first-seen order
      */
     record Piece(Parts.Info info, long first, long last, long nulls, long trues, long falses, String[] categories)
             implements Serializable {}
 
-    /** One partition for the value pass; {@code remap} maps a local category id to its vocabulary index. */
-    record Pending(int partition, long rows, int[] remap) implements Serializable {}
+    /** One partition for the value pass. */
+    record Pending(int partition, long rows) implements Serializable {}
 
     /**
-     * The seed pass over rows (seq, prow, obs, target) in query order. Raw values: a numerical
-     * target's non-null f64 bits, a timestamp's non-null µs, a categorical's local id (0: null); a
-     * boolean target is final already. Fails if {@code seq} does not increase: the file would
-     * not be in query order.
+     * The seed pass over rows (seq, key, obs, target) in query order. With {@code anchor}, column 1
+     * is the anchor key, resolved here (a seed whose key is null or not in the map is dropped), and
+     * with {@code anchorTime} the observation time is the anchor row's temporal value; without,
+     * column 1 is the anchor row a join resolved (and obs its time where it applies). Raw values: a
+     * numerical target's non-null f64 bits, a timestamp's non-null µs; a boolean target is final
+     * already, and so is a categorical one: its vocabulary index by {@code categoryIndex} (0 for a
+     * null or a value not in it). Fails if {@code seq} does not increase: the file would not be in
+     * query order.
      */
-    record SeedPartition(String task, SemanticType stype, String dir)
+    record SeedPartition(String task, SemanticType stype, String dir, Broadcast<PrimaryKeyMaps.Anchor> anchor,
+            boolean anchorTime, HashMap<String, Integer> categoryIndex)
             implements Function2<Integer, Iterator<Row>, Iterator<Piece>> {
         @Override
         public Iterator<Piece> call(Integer partition, Iterator<Row> rows) throws IOException {
+            PrimaryKeyMaps.Anchor map = anchor == null ? null : anchor.value();
+            if (anchorTime && (map == null || map.times() == null)) {
+                throw new IllegalStateException("task '" + task + "': observation times from an anchor map without them");
+            }
             long n = 0;
             long first = -1;
             long last = -1;
@@ -72,6 +82,19 @@ final class TaskParts {
             try (Parts.Out out = new Parts.Out(dir, partition, 4)) {
                 while (rows.hasNext()) {
                     Row r = rows.next();
+                    long prow;
+                    long time;
+                    if (map != null) {
+                        prow = r.isNullAt(1) ? -1 : map.keys().get(r.getLong(1));
+                        if (prow < 0) {
+                            continue; // unresolved: no seed, as headwater
+                        }
+                        time = anchorTime ? map.time(prow) : r.isNullAt(2) ? DatabaseLayout.NO_OBSERVATION_TIME
+                                : r.getLong(2);
+                    } else {
+                        prow = r.getLong(1);
+                        time = r.isNullAt(2) ? DatabaseLayout.NO_OBSERVATION_TIME : r.getLong(2);
+                    }
                     long seq = r.getLong(0);
                     if (n > 0 && seq <= last) {
                         throw new IllegalStateException(String.format(Locale.ROOT, "task '%s': seed %d follows seed %d"
@@ -81,8 +104,8 @@ final class TaskParts {
                         first = seq;
                     }
                     last = seq;
-                    out.section(ROWS).u32((int) r.getLong(1));
-                    out.section(TIMES).i64(r.isNullAt(2) ? DatabaseLayout.NO_OBSERVATION_TIME : r.getLong(2));
+                    out.section(ROWS).u32((int) prow);
+                    out.section(TIMES).i64(time);
                     boolean valid = !r.isNullAt(3);
                     out.section(VALID).bit(valid);
                     if (!valid) {
@@ -110,18 +133,18 @@ final class TaskParts {
                             }
                         }
                         case CATEGORICAL -> {
-                            int id = 0;
+                            int index = 0;
                             if (valid) {
                                 String v = r.getString(3);
                                 Integer known = local.get(v);
                                 if (known == null) {
                                     seen.add(v);
-                                    known = seen.size();
+                                    known = categoryIndex.getOrDefault(v, 0);
                                     local.put(v, known);
                                 }
-                                id = known;
+                                index = known;
                             }
-                            values.u32(id);
+                            values.u32(index);
                         }
                         default -> throw new IllegalStateException(stype.toString());
                     }
@@ -159,7 +182,6 @@ final class TaskParts {
                                 s.f32(f);
                             }
                         }
-                        case CATEGORICAL -> s.u32(p.remap()[values.u32()]);
                         default -> throw new IllegalStateException(stype.toString());
                     }
                 }
@@ -194,11 +216,6 @@ final class TaskParts {
                 v = v << 8 | (buf[i] & 0xff);
             }
             return v;
-        }
-
-        int u32() throws IOException {
-            fill(4);
-            return (buf[0] & 0xff) | (buf[1] & 0xff) << 8 | (buf[2] & 0xff) << 16 | (buf[3] & 0xff) << 24;
         }
 
         boolean bit() throws IOException {

@@ -1,7 +1,6 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
 import static io.github.semyonsinchenko.safetensors.preprocess.SparkColumns.ref;
-import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.monotonically_increasing_id;
@@ -19,7 +18,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -30,23 +31,52 @@ import org.apache.spark.sql.types.StructType;
  * Stage 7, one task file (spec §5.3): the query's rows whose anchor key resolves, in query order
  * (Q16), with observation times and the encoded target; the target statistics over the kept rows.
  *
- * <p>A key map below {@link #BROADCAST_BYTES} is broadcast: the join then streams the query's
- * partitions in their order, so the resolved seeds are in query order without a sort, and one
- * pass over them writes the parts ({@link TaskParts}). A larger map is joined by a shuffle and the
- * seeds are sorted back by their position in the query result. Either way the seed pass checks
- * that order. The driver folds the statistics from the parts, as it assembles the file from them.
+ * <p>An anchor table below the bounds ({@link #BROADCAST_BYTES}, {@link PrimaryKeyMaps#broadcastLimit})
+ * has its key map and its rows' temporal values broadcast as primitive arrays
+ * ({@link PrimaryKeyMaps.Anchor}, built with the graph's maps): one pass over the query's
+ * partitions, in their order, resolves the keys and writes the parts ({@link TaskParts}), so the
+ * seeds are in query order without a join or a sort. A larger table's key map is joined by a
+ * shuffle and the seeds are sorted back by their position in the query result. Either way the seed
+ * pass checks that order. The driver folds the statistics from the parts, as it assembles the file
+ * from them.
  */
 final class TaskWriter {
     private TaskWriter() {}
 
-    /** Session setting: the largest key map, in estimated bytes, broadcast to resolve a task's anchors. */
+    /**
+     * Session setting: the largest anchor map, in bytes ({@link PrimaryKeyMaps#anchorBytes}),
+     * broadcast to resolve a task's anchors.
+     */
     static final String BROADCAST_BYTES = "spark.safetensors.preprocess.taskBroadcastBytes";
     static final long DEFAULT_BROADCAST_BYTES = 512L << 20;
-    /**
-     * Bytes per key map row once Spark has built it for a broadcast: it reported 67.1 MiB for the
-     * 400,000-row (pk, prow, ptc) map of the generator's 1 M-row input; rows count, not columns.
-     */
-    private static final long BROADCAST_ROW_BYTES = 176;
+
+    /** Every task's file, in schema order, and the metadata of those written (a task no seed resolves is left out). */
+    static List<TaskMetadata> writeAll(BuildContext ctx, List<LoadedTable> tables, PrimaryKeyMaps pkMaps,
+            CategoricalVocabulary categorical, ColumnStatistics statistics) throws IOException {
+        List<TaskMetadata> written = new ArrayList<>();
+        try {
+            for (InputSchema.Task task : ctx.schema.tasks()) {
+                TaskMetadata m = materialize(ctx, task, tables, pkMaps, categorical, statistics);
+                if (m != null) {
+                    written.add(m);
+                }
+            }
+        } finally {
+            pkMaps.releaseAnchors();
+        }
+        return written;
+    }
+
+    /** The {@link #BROADCAST_BYTES} bound. */
+    static long broadcastBytes(BuildContext ctx) {
+        String v = ctx.spark.conf().get(BROADCAST_BYTES, Long.toString(DEFAULT_BROADCAST_BYTES));
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new PreprocessException(String.format(Locale.ROOT, "%s must be a byte count, was '%s'",
+                    BROADCAST_BYTES, v));
+        }
+    }
 
     /** Writes the task's file and returns its metadata, or null when no seed resolves (the task is skipped). */
     static TaskMetadata materialize(BuildContext ctx, InputSchema.Task task, List<LoadedTable> tables,
@@ -97,26 +127,28 @@ final class TaskWriter {
             observation = lit(null).cast(DataTypes.LongType);
         }
         // The query's order is the seed order (Q16); an id taken right after the query keeps it. Being
-        // nondeterministic, it also keeps the optimizer from dropping the query's sort under the join.
+        // nondeterministic, it also keeps the optimizer from dropping the query's sort under a join.
         Dataset<Row> seeds = result.select(monotonically_increasing_id().as("seq"),
                 SparkColumns.key(ref(task.anchorKey()), rs.apply(task.anchorKey()).dataType(), where + ", anchor key")
                         .as("key"), obs.as("obs"), target.as("target"));
-        Dataset<Row> keyMap = anchorTime ? pkMaps.of(anchor).select("pk", "prow", "ptc")
-                : pkMaps.of(anchor).select("pk", "prow");
-        Column[] kept = {col("seq"), col("prow"), observation.as("obs"), col("target")};
-        Dataset<Row> ordered;
-        boolean broadcastMap = broadcasts(ctx, anchor.rows());
-        if (broadcastMap) {
-            ordered = seeds.join(broadcast(keyMap), col("key").equalTo(col("pk"))).select(kept); // unresolved drop
+        Broadcast<PrimaryKeyMaps.Anchor> map = pkMaps.anchor(anchor, tables, statistics.orderedTables());
+        JavaRDD<Row> ordered;
+        if (map != null) {
+            ordered = seeds.javaRDD(); // the seed pass resolves the keys: a narrow map keeps the query's order
         } else {
+            Dataset<Row> keyMap = anchorTime ? pkMaps.of(anchor).select("pk", "prow", "ptc")
+                    : pkMaps.of(anchor).select("pk", "prow");
+            Column[] kept = {col("seq"), col("prow"), observation.as("obs"), col("target")};
             Dataset<Row> resolved = ctx.persist(seeds.join(keyMap, col("key").equalTo(col("pk"))).select(kept));
             ordered = resolved.repartitionByRange(ctx.partitions(resolved.count()), col("seq"))
-                    .sortWithinPartitions("seq");
+                    .sortWithinPartitions("seq").javaRDD();
         }
         SemanticType stype = task.targetStype();
+        HashMap<String, Integer> categoryIndex = stype == SemanticType.CATEGORICAL
+                ? categoryIndex(categorical, task.targetColumn()) : null;
         Path dir = ctx.parts.resolve("task-" + task.name().hashCode() + "-" + UUID.randomUUID());
-        List<TaskParts.Piece> pieces = new ArrayList<>(ordered.javaRDD()
-                .mapPartitionsWithIndex(new TaskParts.SeedPartition(task.name(), stype, dir.toString()), true).collect());
+        List<TaskParts.Piece> pieces = new ArrayList<>(ordered.mapPartitionsWithIndex(new TaskParts.SeedPartition(
+                task.name(), stype, dir.toString(), map, map != null && anchorTime, categoryIndex), true).collect());
         pieces.sort((a, b) -> Integer.compare(a.info().partition(), b.info().partition()));
         pieces.removeIf(p -> p.info().rows() == 0);
         long n = 0;
@@ -137,7 +169,6 @@ final class TaskWriter {
         ColumnStats targetStats;
         double mean = 0.0;
         double std = 1.0;
-        List<TaskParts.Pending> pending = new ArrayList<>();
         switch (stype) {
             case NUMERICAL -> {
                 OrderedStats.Numerical acc = new OrderedStats.Numerical();
@@ -160,32 +191,23 @@ final class TaskWriter {
             case BOOLEAN -> targetStats = new ColumnStats.Boolean(nulls,
                     pieces.stream().mapToLong(TaskParts.Piece::trues).sum(),
                     pieces.stream().mapToLong(TaskParts.Piece::falses).sum());
-            case CATEGORICAL -> {
+            case CATEGORICAL -> { // the seed pass wrote the vocabulary indices already
                 LinkedHashSet<String> distinct = new LinkedHashSet<>();
                 for (TaskParts.Piece p : pieces) {
                     distinct.addAll(Arrays.asList(p.categories()));
                 }
                 List<String> categories = new ArrayList<>(distinct);
                 categories.sort(Utf8.BYTE_ORDER);
-                HashMap<String, Integer> cats = categorical.indices(task.targetColumn(), categories);
-                int start = categories.isEmpty() ? 0 : cats.get(categories.getFirst());
+                int start = categories.isEmpty() ? 0 : categoryIndex.getOrDefault(categories.getFirst(), 0);
                 targetStats = new ColumnStats.Categorical(nulls, categories, start);
-                for (TaskParts.Piece p : pieces) {
-                    int[] remap = new int[p.categories().length + 1]; // local id 0 is a null target: index 0
-                    for (int i = 0; i < p.categories().length; i++) {
-                        remap[i + 1] = cats.get(p.categories()[i]);
-                    }
-                    pending.add(new TaskParts.Pending(p.info().partition(), p.info().rows(), remap));
-                }
             }
             default -> throw new IllegalStateException(stype.toString());
         }
         Path encoded = null;
-        if (stype != SemanticType.BOOLEAN) {
-            if (pending.isEmpty()) {
-                for (TaskParts.Piece p : pieces) {
-                    pending.add(new TaskParts.Pending(p.info().partition(), p.info().rows(), null));
-                }
+        if (stype == SemanticType.NUMERICAL || stype == SemanticType.TIMESTAMP) {
+            List<TaskParts.Pending> pending = new ArrayList<>();
+            for (TaskParts.Piece p : pieces) {
+                pending.add(new TaskParts.Pending(p.info().partition(), p.info().rows()));
             }
             encoded = dir.resolve("encoded");
             JavaSparkContext.fromSparkContext(ctx.spark.sparkContext()).parallelize(pending, pending.size())
@@ -214,14 +236,25 @@ final class TaskWriter {
         }
         Parts.checkSize(file, DatabaseLayout.taskFileSize(stype, n));
         ctx.info(String.format(Locale.ROOT, "%s: %d seeds, key map %s", task.name(), n,
-                broadcastMap ? "broadcast" : "shuffled"));
+                map != null ? "broadcast" : "shuffled"));
         return new TaskMetadata(task.name(), anchorIdx, stype, (int) n, targetStats);
     }
 
-    /** Whether the key map of a table of {@code rows} rows is under the broadcast bound. */
-    private static boolean broadcasts(BuildContext ctx, long rows) {
-        long bound = Long.parseLong(ctx.spark.conf().get(BROADCAST_BYTES, Long.toString(DEFAULT_BROADCAST_BYTES)));
-        return rows <= bound / BROADCAST_ROW_BYTES;
+    /**
+     * A categorical target's value to its vocabulary index: the strings {@code "<column> is <value>"}
+     * of the vocabulary, looked up uncut as {@link CategoricalVocabulary#indices} does (a value not
+     * in it gets 0). Known before the seed pass, so that pass writes the final indices.
+     */
+    static HashMap<String, Integer> categoryIndex(CategoricalVocabulary categorical, String column) {
+        String prefix = column + " is ";
+        List<String> strings = categorical.strings();
+        HashMap<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < strings.size(); i++) {
+            if (strings.get(i).startsWith(prefix)) {
+                index.putIfAbsent(strings.get(i).substring(prefix.length()), i);
+            }
+        }
+        return index;
     }
 
     @FunctionalInterface
