@@ -347,19 +347,8 @@ record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> orderedTable
 
     /** The driver's budget of statistics values ({@link #DRIVER_VALUES_CONF}). */
     static long driverValues(BuildContext ctx) {
-        String set = ctx.spark.conf().get(DRIVER_VALUES_CONF, null);
-        if (set != null) {
-            long n = -1;
-            try {
-                n = Long.parseLong(set.trim());
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            if (n < 0) {
-                throw new PreprocessException(String.format(Locale.ROOT,
-                        "%s must be a number of values (0 or more), was '%s'", DRIVER_VALUES_CONF, set));
-            }
-            return n;
+        if (ctx.spark.conf().contains(DRIVER_VALUES_CONF)) {
+            return BuildContext.countSetting(ctx.spark, DRIVER_VALUES_CONF, 0, 0, "a number of values (0 or more)");
         }
         long bytes = Runtime.getRuntime().maxMemory() / 16;
         long maxResult = ctx.spark.sparkContext().getConf().getSizeAsBytes("spark.driver.maxResultSize", "1g");

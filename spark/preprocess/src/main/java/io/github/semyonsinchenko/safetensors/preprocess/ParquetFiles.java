@@ -112,14 +112,8 @@ final class ParquetFiles {
         }
     }
 
-    private static int driverFiles(SparkSession spark) {
-        String v = spark.conf().get(DRIVER_FILES_CONF, Integer.toString(DEFAULT_DRIVER_FILES));
-        try {
-            return Integer.parseInt(v.trim());
-        } catch (NumberFormatException e) {
-            throw new PreprocessException(String.format(Locale.ROOT, "%s must be a file count, was '%s'",
-                    DRIVER_FILES_CONF, v));
-        }
+    private static long driverFiles(SparkSession spark) {
+        return BuildContext.countSetting(spark, DRIVER_FILES_CONF, DEFAULT_DRIVER_FILES, Long.MIN_VALUE, "a file count");
     }
 
     private static long[] rowsOnDriver(SparkSession spark, String[] names, String where) {

@@ -84,13 +84,8 @@ final class PrimaryKeyMaps {
     }
 
     long broadcastLimit() {
-        String v = ctx.spark.conf().get(BROADCAST_LIMIT_CONF, Long.toString(DEFAULT_BROADCAST_LIMIT));
-        try {
-            return Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new PreprocessException(String.format(Locale.ROOT, "%s must be a row count, was '%s'",
-                    BROADCAST_LIMIT_CONF, v));
-        }
+        return BuildContext.countSetting(ctx.spark, BROADCAST_LIMIT_CONF, DEFAULT_BROADCAST_LIMIT, Long.MIN_VALUE,
+                "a row count");
     }
 
     /**

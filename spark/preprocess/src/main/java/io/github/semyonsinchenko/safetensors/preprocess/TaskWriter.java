@@ -69,13 +69,8 @@ final class TaskWriter {
 
     /** The {@link #BROADCAST_BYTES} bound. */
     static long broadcastBytes(BuildContext ctx) {
-        String v = ctx.spark.conf().get(BROADCAST_BYTES, Long.toString(DEFAULT_BROADCAST_BYTES));
-        try {
-            return Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new PreprocessException(String.format(Locale.ROOT, "%s must be a byte count, was '%s'",
-                    BROADCAST_BYTES, v));
-        }
+        return BuildContext.countSetting(ctx.spark, BROADCAST_BYTES, DEFAULT_BROADCAST_BYTES, Long.MIN_VALUE,
+                "a byte count");
     }
 
     /** Writes the task's file and returns its metadata, or null when no seed resolves (the task is skipped). */

@@ -192,16 +192,7 @@ final class TextVocabulary {
 
     /** {@link #BROADCAST_CELLS_CONF}, or its default. */
     static long broadcastCells(BuildContext ctx) {
-        String v = ctx.spark.conf().get(BROADCAST_CELLS_CONF, Long.toString(DEFAULT_BROADCAST_CELLS));
-        try {
-            long n = Long.parseLong(v.trim());
-            if (n >= 0) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new PreprocessException(String.format(Locale.ROOT, "%s must be a number of text cells (0 or more),"
-                + " was '%s'", BROADCAST_CELLS_CONF, v));
+        return BuildContext.countSetting(ctx.spark, BROADCAST_CELLS_CONF, DEFAULT_BROADCAST_CELLS, 0,
+                "a number of text cells (0 or more)");
     }
 }
