@@ -241,9 +241,7 @@ final class GraphWriter {
 
     /** Row pointers from the (row, count) runs of the parts, then the neighbour lists. */
     private static void writeCsr(Parts.Assembler a, Path dir, int[] parts, long nodes) throws IOException {
-        byte[] block = new byte[1 << 16]; // pointers go out a block at a time, not a byte at a time
-        int filled = 0;
-        long next = 0; // the next row whose pointer is written
+        RowPointers pointers = new RowPointers(a);
         long edges = 0; // the running edge count
         for (int part : parts) {
             Path file = Parts.partFile(dir, 1, part);
@@ -255,30 +253,16 @@ final class GraphWriter {
                 long row = Integer.toUnsignedLong(runs[i]);
                 // A row's run may continue in the next part (range partitions split a row's edges);
                 // a run before the last row written means parts out of order, which would shift lists.
-                if (row < next - 1 || row >= nodes) {
+                if (row < pointers.next - 1 || row >= nodes) {
                     throw new IllegalStateException(String.format(Locale.ROOT,
-                            "graph: run of row %d after row %d in %s (%d nodes)", row, next - 1, dir, nodes));
+                            "graph: run of row %d after row %d in %s (%d nodes)", row, pointers.next - 1, dir, nodes));
                 }
-                for (; next <= row; next++) {
-                    if (filled == block.length) {
-                        a.bytes(block, 0, filled);
-                        filled = 0;
-                    }
-                    INT_LE.set(block, filled, (int) edges);
-                    filled += 4;
-                }
+                pointers.upTo(row, edges);
                 edges += Integer.toUnsignedLong(runs[i + 1]);
             }
         }
-        for (; next <= nodes; next++) {
-            if (filled == block.length) {
-                a.bytes(block, 0, filled);
-                filled = 0;
-            }
-            INT_LE.set(block, filled, (int) edges);
-            filled += 4;
-        }
-        a.bytes(block, 0, filled);
+        pointers.upTo(nodes, edges);
+        pointers.flush();
         for (int part : parts) {
             a.appendBytes(Parts.partFile(dir, 0, part));
         }
@@ -295,26 +279,32 @@ final class GraphWriter {
         return values;
     }
 
-    /** u32 values on their way to a part's section, written a block at a time. */
-    private static final class U32Block {
-        private final Parts.Section section;
-        private final int[] values = new int[1 << 14];
-        private int n;
+    /** graph.bin's row pointers, a block at a time (the assembler's writes cost a call per value). */
+    private static final class RowPointers {
+        private final Parts.Assembler a;
+        private final byte[] block = new byte[1 << 16];
+        private int filled;
+        /** The next row whose pointer is written. */
+        long next;
 
-        U32Block(Parts.Section section) {
-            this.section = section;
+        RowPointers(Parts.Assembler a) {
+            this.a = a;
         }
 
-        void add(int v) throws IOException {
-            if (n == values.length) {
-                flush();
+        /** Writes {@code edges} as the pointer of every row from {@link #next} to {@code row}. */
+        void upTo(long row, long edges) throws IOException {
+            for (; next <= row; next++) {
+                if (filled == block.length) {
+                    flush();
+                }
+                INT_LE.set(block, filled, (int) edges);
+                filled += 4;
             }
-            values[n++] = v;
         }
 
         void flush() throws IOException {
-            section.u32s(values, 0, n);
-            n = 0;
+            a.bytes(block, 0, filled);
+            filled = 0;
         }
     }
 
@@ -324,18 +314,18 @@ final class GraphWriter {
         public Iterator<Parts.Info> call(Integer partition, Iterator<Row> rows) throws IOException {
             long n = 0;
             try (Parts.Out out = new Parts.Out(dir, partition, 2)) {
-                U32Block neighbours = new U32Block(out.section(0));
-                U32Block runs = new U32Block(out.section(1));
+                Parts.Section neighbours = out.section(0);
+                Parts.Section runs = out.section(1);
                 long run = -1;
                 int runCount = 0;
                 while (rows.hasNext()) {
                     long e = rows.next().getLong(0) ^ Long.MIN_VALUE;
                     long src = e >>> 32;
-                    neighbours.add((int) e);
+                    neighbours.u32((int) e);
                     if (src != run) {
                         if (runCount > 0) {
-                            runs.add((int) run);
-                            runs.add(runCount);
+                            runs.u32((int) run);
+                            runs.u32(runCount);
                         }
                         run = src;
                         runCount = 0;
@@ -344,11 +334,9 @@ final class GraphWriter {
                     n++;
                 }
                 if (runCount > 0) {
-                    runs.add((int) run);
-                    runs.add(runCount);
+                    runs.u32((int) run);
+                    runs.u32(runCount);
                 }
-                neighbours.flush();
-                runs.flush();
                 return List.of(out.commit(n)).iterator();
             }
         }
@@ -430,8 +418,8 @@ final class GraphWriter {
             long n = 0;
             long previous = -1;
             try (Parts.Out out = new Parts.Out(dir, part, 2)) {
-                U32Block neighbours = new U32Block(out.section(0));
-                U32Block runs = new U32Block(out.section(1));
+                Parts.Section neighbours = out.section(0);
+                Parts.Section runs = out.section(1);
                 while (rows.hasNext()) {
                     InternalRow r = rows.next();
                     long src = r.getLong(0) + rowStart;
@@ -454,19 +442,17 @@ final class GraphWriter {
                     }
                     Arrays.sort(dsts, 0, k);
                     for (int i = 0; i < k; i++) {
-                        neighbours.add((int) dsts[i]);
+                        neighbours.u32((int) dsts[i]);
                         int p = in.partitionOf(dsts[i]);
                         if (buckets[p] == null) {
                             buckets[p] = new StatChunks.LongList();
                         }
                         buckets[p].add(dsts[i] << 32 | src);
                     }
-                    runs.add((int) src);
-                    runs.add(k);
+                    runs.u32((int) src);
+                    runs.u32(k);
                     n += k;
                 }
-                neighbours.flush();
-                runs.flush();
                 out.commit(n);
             }
             List<Tuple2<Integer, Bucket>> result = new ArrayList<>();
@@ -518,16 +504,15 @@ final class GraphWriter {
             }
             try (Parts.Out out = new Parts.Out(dir, partition, 2)) {
                 out.section(0).u32s(sources, 0, sources.length);
-                U32Block runs = new U32Block(out.section(1));
+                Parts.Section runs = out.section(1);
                 int from = 0; // after the scatter, next[d] is where row d's list ends
                 for (int d = 0; d < width; d++) {
                     if (next[d] > from) {
-                        runs.add((int) (start + d));
-                        runs.add(next[d] - from);
+                        runs.u32((int) (start + d));
+                        runs.u32(next[d] - from);
                         from = next[d];
                     }
                 }
-                runs.flush();
                 return List.of(out.commit(total)).iterator();
             }
         }
