@@ -4,6 +4,10 @@ import java.util.List;
 import java.util.Locale;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.catalyst.plans.logical.Repartition;
+import org.apache.spark.sql.catalyst.plans.logical.Sort;
 
 /** Task queries in Spark SQL, with headwater's rewrite of {@code '<table>.parquet'} literals. */
 final class TaskQueries {
@@ -41,5 +45,36 @@ final class TaskQueries {
                 ctx.spark.catalog().dropTempView(t);
             }
         }
+    }
+
+    /**
+     * The query with its final {@code ORDER BY} sorted in one partition, when the analyzed plan
+     * ends in a global sort (under at most a projection); any other query as it is. Spark
+     * range-partitions a global sort, and to find the ranges it first runs the sort's input once
+     * more to sample its keys: for a join and aggregation under the sort, the whole join again.
+     * Gathered in one partition the rows are sorted once, with nothing sampled. The caller uses this
+     * only while the anchor table is small enough for its key map to be broadcast, which bounds
+     * the seeds of the usual one-row-per-anchor task; Spark's sorter spills a larger result to disk.
+     */
+    static Dataset<Row> sortedInOnePartition(Dataset<Row> query) {
+        LogicalPlan plan = ((org.apache.spark.sql.classic.Dataset<Row>) query).queryExecution().analyzed();
+        LogicalPlan rewritten = sortedInOnePartition(plan);
+        if (rewritten == null) {
+            return query;
+        }
+        return org.apache.spark.sql.classic.Dataset$.MODULE$.ofRows(
+                (org.apache.spark.sql.classic.SparkSession) query.sparkSession(), rewritten);
+    }
+
+    /** The plan with its global sort made local over one partition, or null when it does not end in one. */
+    static LogicalPlan sortedInOnePartition(LogicalPlan plan) {
+        if (plan instanceof Sort sort && sort.global()) {
+            return new Sort(sort.order(), false, new Repartition(1, true, sort.child()), sort.hint());
+        }
+        if (plan instanceof Project project) {
+            LogicalPlan child = project.child() instanceof Sort ? sortedInOnePartition(project.child()) : null;
+            return child == null ? null : new Project(project.projectList(), child);
+        }
+        return null;
     }
 }

@@ -35,7 +35,8 @@ import org.apache.spark.sql.types.StructType;
  * has its key map and its rows' temporal values broadcast as primitive arrays
  * ({@link PrimaryKeyMaps.Anchor}, built with the graph's maps): one pass over the query's
  * partitions, in their order, resolves the keys and writes the parts ({@link TaskParts}), so the
- * seeds are in query order without a join or a sort. A larger table's key map is joined by a
+ * seeds are in query order without a join or a sort; a final ORDER BY is then sorted in one
+ * partition ({@link TaskQueries#sortedInOnePartition}). A larger table's key map is joined by a
  * shuffle and the seeds are sorted back by their position in the query result. Either way the seed
  * pass checks that order. The driver folds the statistics from the parts, as it assembles the file
  * from them.
@@ -121,12 +122,13 @@ final class TaskWriter {
         } else {
             observation = lit(null).cast(DataTypes.LongType);
         }
+        Broadcast<PrimaryKeyMaps.Anchor> map = pkMaps.anchor(anchor, tables, statistics.orderedTables());
+        Dataset<Row> query = map != null ? TaskQueries.sortedInOnePartition(result) : result;
         // The query's order is the seed order (Q16); an id taken right after the query keeps it. Being
         // nondeterministic, it also keeps the optimizer from dropping the query's sort under a join.
-        Dataset<Row> seeds = result.select(monotonically_increasing_id().as("seq"),
+        Dataset<Row> seeds = query.select(monotonically_increasing_id().as("seq"),
                 SparkColumns.key(ref(task.anchorKey()), rs.apply(task.anchorKey()).dataType(), where + ", anchor key")
                         .as("key"), obs.as("obs"), target.as("target"));
-        Broadcast<PrimaryKeyMaps.Anchor> map = pkMaps.anchor(anchor, tables, statistics.orderedTables());
         JavaRDD<Row> ordered;
         if (map != null) {
             ordered = seeds.javaRDD(); // the seed pass resolves the keys: a narrow map keeps the query's order
