@@ -16,7 +16,8 @@ import org.apache.spark.storage.StorageLevel;
 
 /**
  * What every stage of one build shares: the session, the input, where files go, the options, and
- * the cached Datasets and RDDs, which {@link #release} unpersists when the build ends.
+ * the cached Datasets and RDDs, which {@link #release} unpersists when the build ends. Stages may
+ * run on two driver threads at once ({@link SideStages}): what they share here is thread-safe.
  */
 final class BuildContext {
     /** A table's row position within its Parquet data (file-path order, then file order). */
@@ -33,6 +34,8 @@ final class BuildContext {
 
     private final List<Dataset<?>> cached = new ArrayList<>();
     private final List<JavaRDD<?>> cachedRdds = new ArrayList<>();
+    /** The stage the calling thread works on, named in its progress lines. */
+    private final ThreadLocal<Integer> stage = new ThreadLocal<>();
 
     BuildContext(SparkSession spark, InputSchema schema, Path rawDir, Path work,
             Preprocessor.Options options) {
@@ -62,8 +65,20 @@ final class BuildContext {
         throw new PreprocessException(String.format(Locale.ROOT, "%s must be %s, was '%s'", name, what, v));
     }
 
+    /** Starts stage {@code n} on the calling thread: its progress lines carry the stage's number. */
+    void stage(int n, String line) {
+        stage.set(n);
+        progress(line);
+    }
+
     void info(String what) {
-        options.progress().accept("  " + what);
+        Integer n = stage.get();
+        progress(n == null ? "  " + what : "  [" + n + "] " + what);
+    }
+
+    /** One line at a time: the sink need not be thread-safe. */
+    private synchronized void progress(String line) {
+        options.progress().accept(line);
     }
 
     /** Partitions for {@code rows} rows at {@code rowsPerPartition} each. */
@@ -73,13 +88,17 @@ final class BuildContext {
 
     <T> Dataset<T> persist(Dataset<T> d) {
         Dataset<T> p = d.persist(StorageLevel.MEMORY_AND_DISK());
-        cached.add(p);
+        synchronized (this) {
+            cached.add(p);
+        }
         return p;
     }
 
     <T> JavaRDD<T> persist(JavaRDD<T> r) {
         JavaRDD<T> p = r.persist(StorageLevel.MEMORY_AND_DISK());
-        cachedRdds.add(p);
+        synchronized (this) {
+            cachedRdds.add(p);
+        }
         return p;
     }
 
@@ -105,7 +124,7 @@ final class BuildContext {
         }
     }
 
-    void release() {
+    synchronized void release() {
         for (Dataset<?> d : cached) {
             d.unpersist(false);
         }
