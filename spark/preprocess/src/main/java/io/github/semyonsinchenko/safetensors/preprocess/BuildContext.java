@@ -16,8 +16,7 @@ import org.apache.spark.storage.StorageLevel;
 
 /**
  * What every stage of one build shares: the session, the input, where files go, the options, and
- * the cached Datasets and RDDs, which {@link #release} unpersists when the build ends. Stages may
- * run on two driver threads at once ({@link SideStages}): what they share here is thread-safe.
+ * the cached Datasets and RDDs, which {@link #release} unpersists when the build ends.
  */
 final class BuildContext {
     /** A table's row position within its Parquet data (file-path order, then file order). */
@@ -34,8 +33,6 @@ final class BuildContext {
 
     private final List<Dataset<?>> cached = new ArrayList<>();
     private final List<JavaRDD<?>> cachedRdds = new ArrayList<>();
-    /** The stage the calling thread works on, named in its progress lines. */
-    private final ThreadLocal<Integer> stage = new ThreadLocal<>();
 
     BuildContext(SparkSession spark, InputSchema schema, Path rawDir, Path work,
             Preprocessor.Options options) {
@@ -65,20 +62,8 @@ final class BuildContext {
         throw new PreprocessException(String.format(Locale.ROOT, "%s must be %s, was '%s'", name, what, v));
     }
 
-    /** Starts stage {@code n} on the calling thread: its progress lines carry the stage's number. */
-    void stage(int n, String line) {
-        stage.set(n);
-        progress(line);
-    }
-
     void info(String what) {
-        Integer n = stage.get();
-        progress(n == null ? "  " + what : "  [" + n + "] " + what);
-    }
-
-    /** One line at a time: the sink need not be thread-safe. */
-    private synchronized void progress(String line) {
-        options.progress().accept(line);
+        options.progress().accept("  " + what);
     }
 
     /** Partitions for {@code rows} rows at {@code rowsPerPartition} each. */
@@ -88,17 +73,13 @@ final class BuildContext {
 
     <T> Dataset<T> persist(Dataset<T> d) {
         Dataset<T> p = d.persist(StorageLevel.MEMORY_AND_DISK());
-        synchronized (this) {
-            cached.add(p);
-        }
+        cached.add(p);
         return p;
     }
 
     <T> JavaRDD<T> persist(JavaRDD<T> r) {
         JavaRDD<T> p = r.persist(StorageLevel.MEMORY_AND_DISK());
-        synchronized (this) {
-            cachedRdds.add(p);
-        }
+        cachedRdds.add(p);
         return p;
     }
 
@@ -124,7 +105,7 @@ final class BuildContext {
         }
     }
 
-    synchronized void release() {
+    void release() {
         for (Dataset<?> d : cached) {
             d.unpersist(false);
         }

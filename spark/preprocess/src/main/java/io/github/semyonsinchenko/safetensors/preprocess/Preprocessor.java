@@ -33,9 +33,7 @@ import org.apache.spark.sql.SparkSession;
  * ({@link OrderedStats}: sequential, so the bits equal headwater's whatever the partitioning) and
  * the row pointers of the graph. The stages, in order: {@link LoadedTable}, {@link TextVocabulary},
  * {@link ColumnStatistics} and {@link CategoricalVocabulary}, {@link EmbeddingFiles},
- * {@link TableEncoder}, {@link GraphWriter}, {@link TaskWriter}, then {@code metadata.json};
- * embeddings and encoding run on a second driver thread beside the graph and the tasks
- * ({@link SideStages}).
+ * {@link TableEncoder}, {@link GraphWriter}, {@link TaskWriter}, then {@code metadata.json}.
  */
 public final class Preprocessor {
 
@@ -148,7 +146,7 @@ public final class Preprocessor {
     }
 
     private static void stage(BuildContext ctx, int n, String what) {
-        ctx.stage(n, String.format(Locale.ROOT, "stage %d/%d: %s", n, STAGES, what));
+        ctx.options.progress().accept(String.format(Locale.ROOT, "stage %d/%d: %s", n, STAGES, what));
     }
 
     /**
@@ -180,22 +178,15 @@ public final class Preprocessor {
         stage(ctx, 3, "column statistics, categories and the categorical vocabulary");
         ColumnStatistics statistics = ColumnStatistics.compute(ctx, tables, text);
         CategoricalVocabulary categorical = CategoricalVocabulary.build(ctx, tables, statistics.stats());
-        // Stages 4 and 5 only write their files (the encoder's null counts of identifier and text
-        // columns go to metadata.json alone), so they run beside 6 and 7, which need the ordered
-        // tables, the vocabulary and the statistics of stage 3 but nothing of 4 and 5.
-        List<TaskMetadata> tasks = SideStages.beside(ctx.spark.sparkContext(), "preprocess stages 4-5", () -> {
-            stage(ctx, 4, "embeddings (" + ctx.options.embedder() + "), beside stages 6-7");
-            EmbeddingFiles.write(ctx, tables, categorical, text);
-            stage(ctx, 5, "encoding tables, beside stages 6-7");
-            TableEncoder.encodeAll(ctx, tables, statistics, categorical);
-            ctx.info("tables encoded");
-        }, () -> {
-            stage(ctx, 6, "graph");
-            PrimaryKeyMaps pkMaps = new PrimaryKeyMaps(ctx);
-            GraphWriter.write(ctx, tables, statistics.orderedTables(), pkMaps);
-            stage(ctx, 7, "tasks");
-            return TaskWriter.writeAll(ctx, tables, pkMaps, categorical, statistics);
-        });
+        stage(ctx, 4, "embeddings (" + ctx.options.embedder() + ")");
+        EmbeddingFiles.write(ctx, tables, categorical, text);
+        stage(ctx, 5, "encoding tables");
+        TableEncoder.encodeAll(ctx, tables, statistics, categorical);
+        stage(ctx, 6, "graph");
+        PrimaryKeyMaps pkMaps = new PrimaryKeyMaps(ctx);
+        GraphWriter.write(ctx, tables, statistics.orderedTables(), pkMaps);
+        stage(ctx, 7, "tasks");
+        List<TaskMetadata> tasks = TaskWriter.writeAll(ctx, tables, pkMaps, categorical, statistics);
         stage(ctx, 8, "metadata.json");
         DatabaseMetadata metadata = new DatabaseMetadata(tableMetadata(tables), columnMetadata(schema, tables),
                 statistics.stats(), tasks, statistics.globalTsMean(), statistics.globalTsStd());

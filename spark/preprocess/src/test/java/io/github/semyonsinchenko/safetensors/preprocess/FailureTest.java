@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,43 +72,5 @@ class FailureTest {
         PreprocessException e = run();
         assertTrue(e.getMessage().contains("table 'users', column 'LastAccessDate'")
                 && e.getMessage().contains("Text") && e.getMessage().contains("timestamp"), e.getMessage());
-    }
-
-    @Test
-    void aFailingStageBesideTheGraphFailsTheBuildWithItsOwnError() throws IOException {
-        // Stage 4 (embeddings) runs on a second driver thread beside stages 6 and 7: its error ends
-        // the build, not the cancellation of the graph's jobs.
-        Fixture.copyInput(dataDir);
-        Path old = previous();
-        List<String> progress = new ArrayList<>();
-        try (StubEmbeddingServer stub = new StubEmbeddingServer(Integer.MAX_VALUE)) {
-            EmbedderSpec failing = EmbedderSpec.http(stub.uri(), "k").withRetries(2, Duration.ofMillis(5),
-                    Duration.ofMillis(10));
-            PreprocessException e = assertThrows(PreprocessException.class, () -> Preprocessor.run(
-                    SparkTestSession.get(), dataDir, Fixture.DATASET,
-                    Preprocessor.Options.defaults(failing).withProgress(progress::add)));
-            assertTrue(e.getMessage().contains("failed 2 times") && e.getMessage().contains("status 503"),
-                    e.getMessage());
-        }
-        assertTrue(progress.contains("stage 6/8: graph"), progress::toString);
-        assertUntouched(old);
-    }
-
-    @Test
-    void aTaskQueryFailingAtRunTimeFailsTheBuildWithItsError() throws IOException {
-        // Stage 7 fails on the main line while stages 4 and 5 may still run beside it.
-        Fixture.copyInput(dataDir);
-        Path schema = dataDir.resolve("metadata").resolve(Fixture.DATASET + ".json");
-        Files.writeString(schema, Files.readString(schema).replace("SELECT Id, VoteTypeId FROM",
-                "SELECT Id, IF(Id > 0, raise_error('no votes today'), VoteTypeId) AS VoteTypeId FROM"));
-        Path old = previous();
-        Exception e = assertThrows(Exception.class, () -> Preprocessor.run(SparkTestSession.get(), dataDir,
-                Fixture.DATASET, Preprocessor.Options.defaults(EmbedderSpec.none()).withProgress(m -> { })));
-        Throwable cause = e;
-        while (cause != null && (cause.getMessage() == null || !cause.getMessage().contains("no votes today"))) {
-            cause = cause.getCause();
-        }
-        assertTrue(cause != null, () -> "the query's own error, not " + e);
-        assertUntouched(old);
     }
 }

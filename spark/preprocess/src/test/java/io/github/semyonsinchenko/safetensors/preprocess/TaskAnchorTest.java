@@ -96,10 +96,10 @@ class TaskAnchorTest {
         for (String bound : new String[] {null, "0"}) {
             List<String> progress = run(bound);
             if (bound == null) {
-                assertTrue(progress.contains("  [7] task anchor key maps: a 3 keys with row times"), progress::toString);
-                assertTrue(progress.contains("  [7] kind: 5 seeds, key map broadcast"), progress::toString);
+                assertTrue(progress.contains("  task anchor key maps: a 3 keys with row times"), progress::toString);
+                assertTrue(progress.contains("  kind: 5 seeds, key map broadcast"), progress::toString);
             } else {
-                assertTrue(progress.contains("  [7] kind: 5 seeds, key map shuffled"), progress::toString);
+                assertTrue(progress.contains("  kind: 5 seeds, key map shuffled"), progress::toString);
             }
             Path db = dataDir.resolve("processed/ta");
             DatabaseMetadata m;
