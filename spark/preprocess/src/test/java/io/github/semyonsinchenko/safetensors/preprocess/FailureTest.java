@@ -73,4 +73,23 @@ class FailureTest {
         assertTrue(e.getMessage().contains("table 'users', column 'LastAccessDate'")
                 && e.getMessage().contains("Text") && e.getMessage().contains("timestamp"), e.getMessage());
     }
+
+    @Test
+    void aTaskQueryFailingAtRunTimeFailsTheBuildWithItsErrorAndLeavesTheOldDatabase() throws IOException {
+        // Analysis passes in stage 1; the error is raised by the query's rows in stage 7, after
+        // every other file of the build is written.
+        Fixture.copyInput(dataDir);
+        Path schema = dataDir.resolve("metadata").resolve(Fixture.DATASET + ".json");
+        Files.writeString(schema, Files.readString(schema).replace("SELECT Id, VoteTypeId FROM",
+                "SELECT Id, IF(Id > 0, raise_error('no votes today'), VoteTypeId) AS VoteTypeId FROM"));
+        Path old = previous();
+        Exception e = assertThrows(Exception.class, () -> Preprocessor.run(SparkTestSession.get(), dataDir,
+                Fixture.DATASET, Preprocessor.Options.defaults(EmbedderSpec.none()).withProgress(m -> { })));
+        Throwable cause = e;
+        while (cause != null && (cause.getMessage() == null || !cause.getMessage().contains("no votes today"))) {
+            cause = cause.getCause();
+        }
+        assertTrue(cause != null, () -> "the query's own error, not " + e);
+        assertUntouched(old);
+    }
 }
