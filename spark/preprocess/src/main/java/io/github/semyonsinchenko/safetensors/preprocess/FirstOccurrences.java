@@ -33,21 +33,32 @@ final class FirstOccurrences {
     private static final int KEY = 1;
     private static final int WHOLE = 2;
 
-    /** One key partition's pieces for one range: first occurrences, and the whole cells (their first, their at). */
+    /**
+     * One key partition's pieces for one range: first occurrences, and the non-null cells (their
+     * first, or {@link #CUT} for a cut value, and their at).
+     */
     record ToRange(long[] firsts, long[] cellFirsts, long[] cellAts) implements Serializable {}
 
     /**
-     * One range's whole cells with their rank among the range's first occurrences (the index
-     * without the range's offset), and how many first occurrences the range holds.
+     * One range's non-null cells with their rank among the range's first occurrences (the index
+     * without the range's offset; {@link #CUT} for a cut value), and how many first occurrences the
+     * range holds.
      */
     record Ranked(long firsts, long[] at, int[] rank) implements Serializable {}
 
     /**
-     * One key partition's whole cells, each with its string's first occurrence as a cell ordinal
-     * ({@link #ordinal}), and the ordinals of the first occurrences the partition found: the
-     * driver's {@link FirstIndex} of all partitions' firsts turns a cell's first into its index.
+     * One key partition's non-null cells, each with its string's first occurrence as a cell ordinal
+     * ({@link #ordinal}), or {@link #CUT} for a cut value (no index), and the ordinals of the first
+     * occurrences the partition found: the driver's {@link FirstIndex} of all partitions' firsts
+     * turns a cell's first into its index.
      */
     record Located(long[] at, int[] first, int[] firsts) implements Serializable {}
+
+    /**
+     * A cut cell's first (in {@link Located}) or rank (in {@link Ranked}): it adds its cut string
+     * but finds no index, as headwater looks the uncut value up; the cell still is non-null.
+     */
+    static final int CUT = -1;
 
     /**
      * The position of the cell at {@code at} in the dense order of all text cells (column by
@@ -95,7 +106,7 @@ final class FirstOccurrences {
         }
     }
 
-    /** Key partition to its whole cells, located by their firsts' ordinals (no further exchange). */
+    /** Key partition to its non-null cells, located by their firsts' ordinals (no further exchange). */
     record ToLocated(CellRanges ranges) implements FlatMapFunction<Iterator<InternalRow>, Located> {
         @Override
         public Iterator<Located> call(Iterator<InternalRow> rows) {
@@ -106,11 +117,8 @@ final class FirstOccurrences {
                 InternalRow r = rows.next();
                 long at = r.getLong(AT);
                 int id = keys.add(r.getUTF8String(KEY), at);
-                // A cut cell adds its cut string but finds no index (headwater looks the uncut value up).
-                if (r.getBoolean(WHOLE)) {
-                    cellAt.add(at);
-                    cellId.add(id);
-                }
+                cellAt.add(at);
+                cellId.add(r.getBoolean(WHOLE) ? id : ~id); // negative: a cut cell
             }
             int[] firsts = new int[keys.size()];
             for (int id = 0; id < firsts.length; id++) {
@@ -119,7 +127,8 @@ final class FirstOccurrences {
             long[] at = Arrays.copyOf(cellAt.a, cellAt.n);
             int[] first = new int[cellId.n];
             for (int i = 0; i < first.length; i++) {
-                first[i] = firsts[cellId.a[i]];
+                int id = cellId.a[i];
+                first[i] = id < 0 ? CUT : firsts[id];
             }
             return List.of(new Located(at, first, firsts)).iterator();
         }
@@ -242,7 +251,7 @@ final class FirstOccurrences {
         }
     }
 
-    /** Growable primitive arrays (the partition's whole cells). */
+    /** Growable primitive arrays (the partition's non-null cells). */
     private static final class Longs {
         long[] a = new long[1024];
         int n;
@@ -253,6 +262,11 @@ final class FirstOccurrences {
             }
             a[n++] = v;
         }
+    }
+
+    /** A string's number from a cell's entry in the partition's cell list (negative, {@code ~id}, for a cut cell). */
+    private static int idOf(int entry) {
+        return entry < 0 ? ~entry : entry;
     }
 
     private static final class Ints {
@@ -267,7 +281,10 @@ final class FirstOccurrences {
         }
     }
 
-    /** Key partition to ranges: every distinct string's first occurrence and every whole cell, by its first's range. */
+    /**
+     * Key partition to ranges: every distinct string's first occurrence and every non-null cell,
+     * by its string's first's range.
+     */
     record ToRanges(CellRanges ranges) implements PairFlatMapFunction<Iterator<InternalRow>, Integer, ToRange> {
         @Override
         public Iterator<Tuple2<Integer, ToRange>> call(Iterator<InternalRow> rows) {
@@ -278,11 +295,8 @@ final class FirstOccurrences {
                 InternalRow r = rows.next();
                 long at = r.getLong(AT);
                 int id = keys.add(r.getUTF8String(KEY), at);
-                // A cut cell adds its cut string but finds no index (headwater looks the uncut value up).
-                if (r.getBoolean(WHOLE)) {
-                    cellAt.add(at);
-                    cellId.add(id);
-                }
+                cellAt.add(at);
+                cellId.add(r.getBoolean(WHOLE) ? id : ~id); // negative: a cut cell
             }
             // Counting sort by range into arrays of exact size.
             int n = keys.size();
@@ -298,7 +312,7 @@ final class FirstOccurrences {
                 nFirsts[rangeOf[id]]++;
             }
             for (int i = 0; i < cellId.n; i++) {
-                nCells[rangeOf[cellId.a[i]]]++;
+                nCells[rangeOf[idOf(cellId.a[i])]]++; // a cut cell goes with its string's first
             }
             ToRange[] out = new ToRange[ranges.count()];
             for (int r = 0; r < out.length; r++) {
@@ -312,10 +326,10 @@ final class FirstOccurrences {
             }
             Arrays.fill(fill, 0);
             for (int i = 0; i < cellId.n; i++) {
-                int id = cellId.a[i];
+                int id = idOf(cellId.a[i]);
                 ToRange t = out[rangeOf[id]];
                 int k = fill[rangeOf[id]]++;
-                t.cellFirsts()[k] = first[id];
+                t.cellFirsts()[k] = cellId.a[i] < 0 ? CUT : first[id]; // a first is a cell's at, never negative
                 t.cellAts()[k] = cellAt.a[i];
             }
             List<Tuple2<Integer, ToRange>> pieces = new ArrayList<>();
@@ -328,7 +342,10 @@ final class FirstOccurrences {
         }
     }
 
-    /** One range: its first occurrences sorted, each whole cell ranked by its first; always one element. */
+    /**
+     * One range: its first occurrences sorted, each non-null cell ranked by its first (a cut one
+     * without a rank); always one element.
+     */
     record Rank() implements FlatMapFunction<Iterator<Tuple2<Integer, ToRange>>, Ranked> {
         @Override
         public Iterator<Ranked> call(Iterator<Tuple2<Integer, ToRange>> pieces) {
@@ -353,6 +370,11 @@ final class FirstOccurrences {
             int c = 0;
             for (ToRange t : all) {
                 for (int i = 0; i < t.cellAts().length; i++) {
+                    if (t.cellFirsts()[i] == CUT) {
+                        at[c] = t.cellAts()[i];
+                        rank[c++] = CUT;
+                        continue;
+                    }
                     int k = Arrays.binarySearch(firsts, t.cellFirsts()[i]);
                     if (k < 0) {
                         throw new IllegalStateException(String.format(Locale.ROOT,

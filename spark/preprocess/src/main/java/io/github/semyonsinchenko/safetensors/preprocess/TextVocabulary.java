@@ -165,11 +165,14 @@ final class TextVocabulary {
         return js.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** The table without its text values {@code c<j>}: no later stage reads them, only their indices. */
+    /**
+     * The table without its text columns (values {@code c<j>} and null flags {@code v<j>}): no later
+     * stage reads them, only their indices, which also tell the nulls ({@link TextIndices}).
+     */
     static Dataset<Row> withoutText(LoadedTable t) {
         Dataset<Row> df = t.df();
         for (int j : textColumns(t)) {
-            df = df.drop("c" + j);
+            df = df.drop("c" + j, "v" + j);
         }
         return df;
     }
