@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.PairFlatMapFunction;
-import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.array.ByteArrayMethods;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -17,9 +16,10 @@ import scala.Tuple2;
 
 /**
  * The partition functions of the text vocabulary ({@link TextVocabulary}). The cells arrive
- * hash-partitioned by their cut string, as rows of {@code at} (long), {@code key} (string) and
- * {@code whole} (boolean): every occurrence of a string is in one partition, so a hash map there
- * finds its first occurrence (smallest {@code at}) without a further exchange of the text. Then
+ * hash-partitioned by their cut string, in blocks ({@link TextCells}) of {@code at}, the cut
+ * string, its hash and whether the value was cut: every occurrence of a string is in one
+ * partition, so a hash map there finds its first occurrence (smallest {@code at}) without a
+ * further exchange of the text. Then
  * either the cells stay where they are and only the firsts go to the driver, as cell ordinals
  * ({@link ToLocated}, {@link FirstIndex}), or only longs move, to the range ({@link CellRanges})
  * of each first occurrence, where the sorted firsts give each cell its rank within the range
@@ -27,11 +27,6 @@ import scala.Tuple2;
  */
 final class FirstOccurrences {
     private FirstOccurrences() {}
-
-    /** Field positions in the key-partitioned rows. */
-    private static final int AT = 0;
-    private static final int KEY = 1;
-    private static final int WHOLE = 2;
 
     /**
      * One key partition's pieces for one range: first occurrences, and the non-null cells (their
@@ -107,18 +102,17 @@ final class FirstOccurrences {
     }
 
     /** Key partition to its non-null cells, located by their firsts' ordinals (no further exchange). */
-    record ToLocated(CellRanges ranges) implements FlatMapFunction<Iterator<InternalRow>, Located> {
+    record ToLocated(CellRanges ranges) implements FlatMapFunction<Iterator<Tuple2<Integer, byte[]>>, Located> {
         @Override
-        public Iterator<Located> call(Iterator<InternalRow> rows) {
+        public Iterator<Located> call(Iterator<Tuple2<Integer, byte[]>> blocks) {
             Firsts keys = new Firsts();
             Longs cellAt = new Longs();
             Ints cellId = new Ints();
-            while (rows.hasNext()) {
-                InternalRow r = rows.next();
-                long at = r.getLong(AT);
-                int id = keys.add(r.getUTF8String(KEY), at);
-                cellAt.add(at);
-                cellId.add(r.getBoolean(WHOLE) ? id : ~id); // negative: a cut cell
+            TextCells.Reader cell = new TextCells.Reader(blocks);
+            while (cell.next()) {
+                int id = keys.add(cell.block, cell.offset, cell.length, cell.hash, cell.at);
+                cellAt.add(cell.at);
+                cellId.add(cell.whole ? id : ~id); // negative: a cut cell
             }
             int[] firsts = new int[keys.size()];
             for (int id = 0; id < firsts.length; id++) {
@@ -162,21 +156,29 @@ final class FirstOccurrences {
 
         /** Records an occurrence; returns the string's number. */
         int add(UTF8String key, long at) {
-            int h = key.hashCode();
-            int n = key.numBytes();
+            return addAt(key.getBaseObject(), key.getBaseOffset(), key.numBytes(), key.hashCode(), at);
+        }
+
+        /** Records an occurrence of the {@code n} bytes at {@code offset} of {@code block}, whose hash is {@code h}. */
+        int add(byte[] block, int offset, int n, int h, long at) {
+            return addAt(block, Platform.BYTE_ARRAY_OFFSET + (long) offset, n, h, at);
+        }
+
+        /** Records an occurrence of the bytes at {@code base} and {@code offset} (Spark's unsafe addressing). */
+        private int addAt(Object base, long offset, int n, int h, long at) {
             int mask = slots.length - 1;
             for (int i = slot(h); ; i = (i + 1) & mask) {
                 int id = slots[i] - 1;
                 if (id < 0) {
-                    id = insert(key, h, n, at);
+                    id = insert(base, offset, h, n, at);
                     slots[i] = id + 1;
                     if (2 * size > slots.length) {
                         rehash();
                     }
                     return id;
                 }
-                if (hash[id] == h && length[id] == n && ByteArrayMethods.arrayEquals(key.getBaseObject(),
-                        key.getBaseOffset(), pages.get((int) (where[id] >>> 32)),
+                if (hash[id] == h && length[id] == n && ByteArrayMethods.arrayEquals(base, offset,
+                        pages.get((int) (where[id] >>> 32)),
                         Platform.BYTE_ARRAY_OFFSET + (int) where[id], n)) {
                     if (at < first[id]) {
                         first[id] = at;
@@ -186,8 +188,8 @@ final class FirstOccurrences {
             }
         }
 
-        /** Copies the string's bytes (the row, and so its bytes, is reused by the reader). */
-        private int insert(UTF8String key, int h, int n, long at) {
+        /** Copies the string's bytes (a row, and so its bytes, is reused by its reader). */
+        private int insert(Object base, long offset, int h, int n, long at) {
             if (size == first.length) {
                 int grown = Math.multiplyExact(size, 2);
                 where = Arrays.copyOf(where, grown);
@@ -200,8 +202,7 @@ final class FirstOccurrences {
                 pages.add(page);
                 pageFill = 0;
             }
-            Platform.copyMemory(key.getBaseObject(), key.getBaseOffset(), page, Platform.BYTE_ARRAY_OFFSET + pageFill,
-                    n);
+            Platform.copyMemory(base, offset, page, Platform.BYTE_ARRAY_OFFSET + pageFill, n);
             int id = size++;
             where[id] = (long) (pages.size() - 1) << 32 | pageFill;
             length[id] = n;
@@ -285,18 +286,18 @@ final class FirstOccurrences {
      * Key partition to ranges: every distinct string's first occurrence and every non-null cell,
      * by its string's first's range.
      */
-    record ToRanges(CellRanges ranges) implements PairFlatMapFunction<Iterator<InternalRow>, Integer, ToRange> {
+    record ToRanges(CellRanges ranges)
+            implements PairFlatMapFunction<Iterator<Tuple2<Integer, byte[]>>, Integer, ToRange> {
         @Override
-        public Iterator<Tuple2<Integer, ToRange>> call(Iterator<InternalRow> rows) {
+        public Iterator<Tuple2<Integer, ToRange>> call(Iterator<Tuple2<Integer, byte[]>> blocks) {
             Firsts keys = new Firsts();
             Longs cellAt = new Longs();
             Ints cellId = new Ints();
-            while (rows.hasNext()) {
-                InternalRow r = rows.next();
-                long at = r.getLong(AT);
-                int id = keys.add(r.getUTF8String(KEY), at);
-                cellAt.add(at);
-                cellId.add(r.getBoolean(WHOLE) ? id : ~id); // negative: a cut cell
+            TextCells.Reader cell = new TextCells.Reader(blocks);
+            while (cell.next()) {
+                int id = keys.add(cell.block, cell.offset, cell.length, cell.hash, cell.at);
+                cellAt.add(cell.at);
+                cellId.add(cell.whole ? id : ~id); // negative: a cut cell
             }
             // Counting sort by range into arrays of exact size.
             int n = keys.size();
@@ -390,13 +391,14 @@ final class FirstOccurrences {
     }
 
     /** Key partition to ranges, for the embedder: every distinct string with its first occurrence. */
-    record KeysToRanges(CellRanges ranges) implements PairFlatMapFunction<Iterator<InternalRow>, Integer, KeysToRange> {
+    record KeysToRanges(CellRanges ranges)
+            implements PairFlatMapFunction<Iterator<Tuple2<Integer, byte[]>>, Integer, KeysToRange> {
         @Override
-        public Iterator<Tuple2<Integer, KeysToRange>> call(Iterator<InternalRow> rows) {
+        public Iterator<Tuple2<Integer, KeysToRange>> call(Iterator<Tuple2<Integer, byte[]>> blocks) {
             Firsts keys = new Firsts();
-            while (rows.hasNext()) {
-                InternalRow r = rows.next();
-                keys.add(r.getUTF8String(KEY), r.getLong(AT));
+            TextCells.Reader cell = new TextCells.Reader(blocks);
+            while (cell.next()) {
+                keys.add(cell.block, cell.offset, cell.length, cell.hash, cell.at);
             }
             int n = keys.size();
             int[] rangeOf = new int[n];
