@@ -26,8 +26,9 @@ import org.apache.spark.sql.Row;
  *
  * <p>The scan reads only the columns the encoding needs statistics of (numerical, timestamp,
  * categorical) and the small boolean ones: decoding the text and key columns is most of the cost
- * of a scan, and stage 5 decodes them anyway. So the null counts of identifier and text columns
- * are 0 here until the encoder, which counts them, sets them ({@link #setEncodedNulls}).
+ * of a scan, stage 5 decodes the key columns anyway, and the text columns' nulls come with their
+ * indices. So the null counts of identifier and text columns are 0 here until the encoder, which
+ * counts them, sets them ({@link #setEncodedNulls}).
  *
  * @param stats one per global column (categorical {@code cat_emb_start} still 0)
  * @param orderedTables per table, its rows in order and its text indices, for encoding

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.PairFlatMapFunction;
-import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.array.ByteArrayMethods;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -17,9 +16,10 @@ import scala.Tuple2;
 
 /**
  * The partition functions of the text vocabulary ({@link TextVocabulary}). The cells arrive
- * hash-partitioned by their cut string, as rows of {@code at} (long), {@code key} (string) and
- * {@code whole} (boolean): every occurrence of a string is in one partition, so a hash map there
- * finds its first occurrence (smallest {@code at}) without a further exchange of the text. Then
+ * hash-partitioned by their cut string, in blocks ({@link TextCells}) of {@code at}, the cut
+ * string, its hash and whether the value was cut: every occurrence of a string is in one
+ * partition, so a hash map there finds its first occurrence (smallest {@code at}) without a
+ * further exchange of the text. Then
  * either the cells stay where they are and only the firsts go to the driver, as cell ordinals
  * ({@link ToLocated}, {@link FirstIndex}), or only longs move, to the range ({@link CellRanges})
  * of each first occurrence, where the sorted firsts give each cell its rank within the range
@@ -28,26 +28,32 @@ import scala.Tuple2;
 final class FirstOccurrences {
     private FirstOccurrences() {}
 
-    /** Field positions in the key-partitioned rows. */
-    private static final int AT = 0;
-    private static final int KEY = 1;
-    private static final int WHOLE = 2;
-
-    /** One key partition's pieces for one range: first occurrences, and the whole cells (their first, their at). */
+    /**
+     * One key partition's pieces for one range: first occurrences, and the non-null cells (their
+     * first, or {@link #CUT} for a cut value, and their at).
+     */
     record ToRange(long[] firsts, long[] cellFirsts, long[] cellAts) implements Serializable {}
 
     /**
-     * One range's whole cells with their rank among the range's first occurrences (the index
-     * without the range's offset), and how many first occurrences the range holds.
+     * One range's non-null cells with their rank among the range's first occurrences (the index
+     * without the range's offset; {@link #CUT} for a cut value), and how many first occurrences the
+     * range holds.
      */
     record Ranked(long firsts, long[] at, int[] rank) implements Serializable {}
 
     /**
-     * One key partition's whole cells, each with its string's first occurrence as a cell ordinal
-     * ({@link #ordinal}), and the ordinals of the first occurrences the partition found: the
-     * driver's {@link FirstIndex} of all partitions' firsts turns a cell's first into its index.
+     * One key partition's non-null cells, each with its string's first occurrence as a cell ordinal
+     * ({@link #ordinal}), or {@link #CUT} for a cut value (no index), and the ordinals of the first
+     * occurrences the partition found: the driver's {@link FirstIndex} of all partitions' firsts
+     * turns a cell's first into its index.
      */
     record Located(long[] at, int[] first, int[] firsts) implements Serializable {}
+
+    /**
+     * A cut cell's first (in {@link Located}) or rank (in {@link Ranked}): it adds its cut string
+     * but finds no index, as headwater looks the uncut value up; the cell still is non-null.
+     */
+    static final int CUT = -1;
 
     /**
      * The position of the cell at {@code at} in the dense order of all text cells (column by
@@ -95,22 +101,18 @@ final class FirstOccurrences {
         }
     }
 
-    /** Key partition to its whole cells, located by their firsts' ordinals (no further exchange). */
-    record ToLocated(CellRanges ranges) implements FlatMapFunction<Iterator<InternalRow>, Located> {
+    /** Key partition to its non-null cells, located by their firsts' ordinals (no further exchange). */
+    record ToLocated(CellRanges ranges) implements FlatMapFunction<Iterator<Tuple2<Integer, byte[]>>, Located> {
         @Override
-        public Iterator<Located> call(Iterator<InternalRow> rows) {
+        public Iterator<Located> call(Iterator<Tuple2<Integer, byte[]>> blocks) {
             Firsts keys = new Firsts();
             Longs cellAt = new Longs();
             Ints cellId = new Ints();
-            while (rows.hasNext()) {
-                InternalRow r = rows.next();
-                long at = r.getLong(AT);
-                int id = keys.add(r.getUTF8String(KEY), at);
-                // A cut cell adds its cut string but finds no index (headwater looks the uncut value up).
-                if (r.getBoolean(WHOLE)) {
-                    cellAt.add(at);
-                    cellId.add(id);
-                }
+            TextCells.Reader cell = new TextCells.Reader(blocks);
+            while (cell.next()) {
+                int id = keys.add(cell.block, cell.offset, cell.length, cell.hash, cell.at);
+                cellAt.add(cell.at);
+                cellId.add(cell.whole ? id : ~id); // negative: a cut cell
             }
             int[] firsts = new int[keys.size()];
             for (int id = 0; id < firsts.length; id++) {
@@ -119,7 +121,8 @@ final class FirstOccurrences {
             long[] at = Arrays.copyOf(cellAt.a, cellAt.n);
             int[] first = new int[cellId.n];
             for (int i = 0; i < first.length; i++) {
-                first[i] = firsts[cellId.a[i]];
+                int id = cellId.a[i];
+                first[i] = id < 0 ? CUT : firsts[id];
             }
             return List.of(new Located(at, first, firsts)).iterator();
         }
@@ -153,21 +156,29 @@ final class FirstOccurrences {
 
         /** Records an occurrence; returns the string's number. */
         int add(UTF8String key, long at) {
-            int h = key.hashCode();
-            int n = key.numBytes();
+            return addAt(key.getBaseObject(), key.getBaseOffset(), key.numBytes(), key.hashCode(), at);
+        }
+
+        /** Records an occurrence of the {@code n} bytes at {@code offset} of {@code block}, whose hash is {@code h}. */
+        int add(byte[] block, int offset, int n, int h, long at) {
+            return addAt(block, Platform.BYTE_ARRAY_OFFSET + (long) offset, n, h, at);
+        }
+
+        /** Records an occurrence of the bytes at {@code base} and {@code offset} (Spark's unsafe addressing). */
+        private int addAt(Object base, long offset, int n, int h, long at) {
             int mask = slots.length - 1;
             for (int i = slot(h); ; i = (i + 1) & mask) {
                 int id = slots[i] - 1;
                 if (id < 0) {
-                    id = insert(key, h, n, at);
+                    id = insert(base, offset, h, n, at);
                     slots[i] = id + 1;
                     if (2 * size > slots.length) {
                         rehash();
                     }
                     return id;
                 }
-                if (hash[id] == h && length[id] == n && ByteArrayMethods.arrayEquals(key.getBaseObject(),
-                        key.getBaseOffset(), pages.get((int) (where[id] >>> 32)),
+                if (hash[id] == h && length[id] == n && ByteArrayMethods.arrayEquals(base, offset,
+                        pages.get((int) (where[id] >>> 32)),
                         Platform.BYTE_ARRAY_OFFSET + (int) where[id], n)) {
                     if (at < first[id]) {
                         first[id] = at;
@@ -177,8 +188,8 @@ final class FirstOccurrences {
             }
         }
 
-        /** Copies the string's bytes (the row, and so its bytes, is reused by the reader). */
-        private int insert(UTF8String key, int h, int n, long at) {
+        /** Copies the string's bytes (a row, and so its bytes, is reused by its reader). */
+        private int insert(Object base, long offset, int h, int n, long at) {
             if (size == first.length) {
                 int grown = Math.multiplyExact(size, 2);
                 where = Arrays.copyOf(where, grown);
@@ -191,8 +202,7 @@ final class FirstOccurrences {
                 pages.add(page);
                 pageFill = 0;
             }
-            Platform.copyMemory(key.getBaseObject(), key.getBaseOffset(), page, Platform.BYTE_ARRAY_OFFSET + pageFill,
-                    n);
+            Platform.copyMemory(base, offset, page, Platform.BYTE_ARRAY_OFFSET + pageFill, n);
             int id = size++;
             where[id] = (long) (pages.size() - 1) << 32 | pageFill;
             length[id] = n;
@@ -242,7 +252,7 @@ final class FirstOccurrences {
         }
     }
 
-    /** Growable primitive arrays (the partition's whole cells). */
+    /** Growable primitive arrays (the partition's non-null cells). */
     private static final class Longs {
         long[] a = new long[1024];
         int n;
@@ -253,6 +263,11 @@ final class FirstOccurrences {
             }
             a[n++] = v;
         }
+    }
+
+    /** A string's number from a cell's entry in the partition's cell list (negative, {@code ~id}, for a cut cell). */
+    private static int idOf(int entry) {
+        return entry < 0 ? ~entry : entry;
     }
 
     private static final class Ints {
@@ -267,22 +282,22 @@ final class FirstOccurrences {
         }
     }
 
-    /** Key partition to ranges: every distinct string's first occurrence and every whole cell, by its first's range. */
-    record ToRanges(CellRanges ranges) implements PairFlatMapFunction<Iterator<InternalRow>, Integer, ToRange> {
+    /**
+     * Key partition to ranges: every distinct string's first occurrence and every non-null cell,
+     * by its string's first's range.
+     */
+    record ToRanges(CellRanges ranges)
+            implements PairFlatMapFunction<Iterator<Tuple2<Integer, byte[]>>, Integer, ToRange> {
         @Override
-        public Iterator<Tuple2<Integer, ToRange>> call(Iterator<InternalRow> rows) {
+        public Iterator<Tuple2<Integer, ToRange>> call(Iterator<Tuple2<Integer, byte[]>> blocks) {
             Firsts keys = new Firsts();
             Longs cellAt = new Longs();
             Ints cellId = new Ints();
-            while (rows.hasNext()) {
-                InternalRow r = rows.next();
-                long at = r.getLong(AT);
-                int id = keys.add(r.getUTF8String(KEY), at);
-                // A cut cell adds its cut string but finds no index (headwater looks the uncut value up).
-                if (r.getBoolean(WHOLE)) {
-                    cellAt.add(at);
-                    cellId.add(id);
-                }
+            TextCells.Reader cell = new TextCells.Reader(blocks);
+            while (cell.next()) {
+                int id = keys.add(cell.block, cell.offset, cell.length, cell.hash, cell.at);
+                cellAt.add(cell.at);
+                cellId.add(cell.whole ? id : ~id); // negative: a cut cell
             }
             // Counting sort by range into arrays of exact size.
             int n = keys.size();
@@ -298,7 +313,7 @@ final class FirstOccurrences {
                 nFirsts[rangeOf[id]]++;
             }
             for (int i = 0; i < cellId.n; i++) {
-                nCells[rangeOf[cellId.a[i]]]++;
+                nCells[rangeOf[idOf(cellId.a[i])]]++; // a cut cell goes with its string's first
             }
             ToRange[] out = new ToRange[ranges.count()];
             for (int r = 0; r < out.length; r++) {
@@ -312,10 +327,10 @@ final class FirstOccurrences {
             }
             Arrays.fill(fill, 0);
             for (int i = 0; i < cellId.n; i++) {
-                int id = cellId.a[i];
+                int id = idOf(cellId.a[i]);
                 ToRange t = out[rangeOf[id]];
                 int k = fill[rangeOf[id]]++;
-                t.cellFirsts()[k] = first[id];
+                t.cellFirsts()[k] = cellId.a[i] < 0 ? CUT : first[id]; // a first is a cell's at, never negative
                 t.cellAts()[k] = cellAt.a[i];
             }
             List<Tuple2<Integer, ToRange>> pieces = new ArrayList<>();
@@ -328,7 +343,10 @@ final class FirstOccurrences {
         }
     }
 
-    /** One range: its first occurrences sorted, each whole cell ranked by its first; always one element. */
+    /**
+     * One range: its first occurrences sorted, each non-null cell ranked by its first (a cut one
+     * without a rank); always one element.
+     */
     record Rank() implements FlatMapFunction<Iterator<Tuple2<Integer, ToRange>>, Ranked> {
         @Override
         public Iterator<Ranked> call(Iterator<Tuple2<Integer, ToRange>> pieces) {
@@ -353,6 +371,11 @@ final class FirstOccurrences {
             int c = 0;
             for (ToRange t : all) {
                 for (int i = 0; i < t.cellAts().length; i++) {
+                    if (t.cellFirsts()[i] == CUT) {
+                        at[c] = t.cellAts()[i];
+                        rank[c++] = CUT;
+                        continue;
+                    }
                     int k = Arrays.binarySearch(firsts, t.cellFirsts()[i]);
                     if (k < 0) {
                         throw new IllegalStateException(String.format(Locale.ROOT,
@@ -368,13 +391,14 @@ final class FirstOccurrences {
     }
 
     /** Key partition to ranges, for the embedder: every distinct string with its first occurrence. */
-    record KeysToRanges(CellRanges ranges) implements PairFlatMapFunction<Iterator<InternalRow>, Integer, KeysToRange> {
+    record KeysToRanges(CellRanges ranges)
+            implements PairFlatMapFunction<Iterator<Tuple2<Integer, byte[]>>, Integer, KeysToRange> {
         @Override
-        public Iterator<Tuple2<Integer, KeysToRange>> call(Iterator<InternalRow> rows) {
+        public Iterator<Tuple2<Integer, KeysToRange>> call(Iterator<Tuple2<Integer, byte[]>> blocks) {
             Firsts keys = new Firsts();
-            while (rows.hasNext()) {
-                InternalRow r = rows.next();
-                keys.add(r.getUTF8String(KEY), r.getLong(AT));
+            TextCells.Reader cell = new TextCells.Reader(blocks);
+            while (cell.next()) {
+                keys.add(cell.block, cell.offset, cell.length, cell.hash, cell.at);
             }
             int n = keys.size();
             int[] rangeOf = new int[n];

@@ -25,8 +25,9 @@ import scala.Tuple2;
 /**
  * Stage 5, each table's column store (spec §4 and §5.2), encoded by the partitions of its ordered
  * rows, read as Spark's own rows holding only the fields encoded (no conversion to {@code Row},
- * categories looked up by their UTF-8 bytes). It also counts the nulls of identifier and text
- * columns, which stage 3 does not read ({@link ColumnStatistics#setEncodedNulls}).
+ * categories looked up by their UTF-8 bytes). Text columns are not read: their indices and null
+ * bits come from the vocabulary ({@link TextIndices}). It also counts the nulls of identifier and
+ * text columns, which stage 3 does not read ({@link ColumnStatistics#setEncodedNulls}).
  */
 final class TableEncoder {
     private TableEncoder() {}
@@ -117,7 +118,13 @@ final class TableEncoder {
                     ? categorical.indices(c.name(), cat.categories()) : null;
             int valid = -1;
             int value = -1;
-            if (c.stype() != SemanticType.IGNORED) {
+            // A text column's null bits come with its indices (TextIndices), so its values, the
+            // bulk of the Parquet bytes, are not decoded again.
+            if (c.stype() == SemanticType.TEXT && t.present()[j] && t.rows() > 0 && textSlots[j] < 0) {
+                throw new IllegalStateException("table '" + t.schema().name() + "', column '" + c.name()
+                        + "': no text indices");
+            }
+            if (c.stype() != SemanticType.IGNORED && c.stype() != SemanticType.TEXT) {
                 valid = fields.size();
                 fields.add(col("v" + j));
             }
@@ -185,6 +192,9 @@ final class TableEncoder {
         ctx.info(String.format(Locale.ROOT, "%s: %d rows in %d partitions", t.schema().name(), t.rows(), infos.size()));
     }
 
+    /** A text cell without a pair: null (or a column missing from the Parquet data). */
+    private static final long TEXT_NULL = -1;
+
     /**
      * Encodes one ordered partition of a table: every column's sections.
      *
@@ -226,7 +236,10 @@ final class TableEncoder {
                         if (p.stype() == SemanticType.IGNORED) {
                             continue;
                         }
-                        boolean valid = p.present() && r.getBoolean(p.validField());
+                        long textIndex = p.textSlot() >= 0 ? textIndex(text[p.textSlot()], cursor, p.textSlot(), row)
+                                : TEXT_NULL;
+                        boolean valid = p.stype() == SemanticType.TEXT ? textIndex != TEXT_NULL
+                                : p.present() && r.getBoolean(p.validField());
                         out.section(section).bit(valid);
                         if (!valid) {
                             nulls[j]++; // the driver reads those of identifier and text columns
@@ -253,9 +266,8 @@ final class TableEncoder {
                             case BOOLEAN -> values.bit(hasValue && r.getBoolean(p.valueField()));
                             case CATEGORICAL -> values.u32(hasValue
                                     ? categories.get(j).getOrDefault(r.getUTF8String(p.valueField()), 0) : 0);
-                            // A text index is only found for a non-null value in the vocabulary.
-                            case TEXT -> values.u32(p.textSlot() >= 0 ? textIndex(text[p.textSlot()], cursor,
-                                    p.textSlot(), row) : 0);
+                            // A null or cut value finds no index.
+                            case TEXT -> values.u32(valid && textIndex != TextIndices.NO_INDEX ? (int) textIndex : 0);
                             default -> throw new IllegalStateException(p.stype().toString());
                         }
                         section += 2;
@@ -271,14 +283,17 @@ final class TableEncoder {
             }
         }
 
-        /** The index of {@code row} in a slot's sorted pairs (rows ascend, so a cursor suffices), or 0. */
-        private static int textIndex(long[] packed, int[] cursor, int slot, long row) {
+        /**
+         * The index of {@code row} in a slot's sorted pairs (rows ascend, so a cursor suffices), or
+         * {@link #TEXT_NULL} when the row has no pair: its value is null.
+         */
+        private static long textIndex(long[] packed, int[] cursor, int slot, long row) {
             int c = cursor[slot];
             while (c < packed.length && (packed[c] >>> 32) < row) {
                 c++;
             }
             cursor[slot] = c;
-            return c < packed.length && (packed[c] >>> 32) == row ? (int) packed[c] : 0;
+            return c < packed.length && (packed[c] >>> 32) == row ? packed[c] & 0xFFFF_FFFFL : TEXT_NULL;
         }
     }
 }

@@ -17,26 +17,38 @@ import scala.Tuple2;
  * A table's text indices laid out like its ordered rows ({@link RowRanges}): partition {@code p}
  * holds, per text column, the (row, index) pairs of the rows of partition {@code p}, packed as
  * {@code row << 32 | index} and sorted, so the encoder reads them alongside the rows with one
- * cursor per column. The whole rows are never shuffled for their text: only the pairs move, from
- * the vocabulary's partitions, in few large records (one per vocabulary partition, column and
- * target partition) rather than one per cell.
+ * cursor per column. Every non-null cell has a pair (a cut value's index is {@link #NO_INDEX}), so
+ * a row without one is a null: the encoder takes the null bits from here and never reads the text
+ * columns. The whole rows are never shuffled for their text: only the pairs move, from the
+ * vocabulary's partitions, in few large records (one per vocabulary partition, column and target
+ * partition) rather than one per cell.
  */
 final class TextIndices {
     private TextIndices() {}
 
+    /**
+     * The index of a non-null cell that finds none (a value longer than the cut): the encoder
+     * writes 0 for it. No string has it: the vocabulary fails above {@link BuildContext#U32_LIMIT}
+     * strings, so its indices end below it.
+     */
+    static final long NO_INDEX = BuildContext.U32_LIMIT;
+
     /** Some pairs of text column {@code slot} bound for one target partition. */
     record Piece(int slot, long[] packed) implements Serializable {}
 
-    /** Where a vocabulary element's whole cells are and how each finds its index. */
+    /** Where a vocabulary element's non-null cells are and how each finds its index. */
     interface Cells<T> extends Serializable {
-        /** The element's whole cells (global column {@code << 32 |} row). */
+        /** The element's non-null cells (global column {@code << 32 |} row). */
         long[] at(T element);
 
-        /** Per cell of {@code element}, in partition {@code partition} of the vocabulary's RDD, its index. */
+        /**
+         * Per cell of {@code element}, in partition {@code partition} of the vocabulary's RDD, its
+         * index, or {@link #NO_INDEX}.
+         */
         IntToLongFunction indices(int partition, T element);
     }
 
-    /** Cells ranked within their cell range: a cell's index is its range's offset plus its rank. */
+    /** Cells ranked within their cell range: a cell's index is its range's offset plus its rank (none when cut). */
     record RankedCells(long[] offsets) implements Cells<FirstOccurrences.Ranked> {
         @Override
         public long[] at(FirstOccurrences.Ranked r) {
@@ -47,7 +59,7 @@ final class TextIndices {
         public IntToLongFunction indices(int range, FirstOccurrences.Ranked r) {
             long offset = offsets[range];
             int[] rank = r.rank();
-            return i -> offset + (rank[i] & 0xFFFF_FFFFL);
+            return i -> rank[i] == FirstOccurrences.CUT ? NO_INDEX : offset + rank[i];
         }
     }
 
@@ -62,7 +74,7 @@ final class TextIndices {
         public IntToLongFunction indices(int partition, FirstOccurrences.Located l) {
             FirstOccurrences.FirstIndex firsts = index.value();
             int[] first = l.first();
-            return i -> firsts.indexOf(first[i]);
+            return i -> first[i] == FirstOccurrences.CUT ? NO_INDEX : firsts.indexOf(first[i]);
         }
     }
 

@@ -1,33 +1,26 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
 import static io.github.semyonsinchenko.safetensors.preprocess.BuildContext.ROW;
-import static org.apache.spark.sql.functions.call_function;
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.octet_length;
-import static org.apache.spark.sql.functions.udf;
-import static org.apache.spark.sql.functions.when;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.types.DataTypes;
 
 /**
  * Stage 2, the text vocabulary: the first occurrence of each cut string, in column-then-row order,
  * gets the next index. The text is exchanged once: the cells are hash-partitioned by their cut
- * string, and each partition finds its strings' first occurrences in a hash map
- * ({@link FirstOccurrences}). From then on only numbers move. While the text cells (rows times
+ * string, in blocks of packed cells ({@link TextCells}), and each partition finds its strings'
+ * first occurrences in a hash map ({@link FirstOccurrences}). From then on only numbers move. While the text cells (rows times
  * text columns, nulls included) number at most {@link #BROADCAST_CELLS_CONF}, the cells stay in
  * their key partitions and the driver collects the first occurrences alone, as cell ordinals:
  * their bitmap, broadcast, gives each cell its index (the number of firsts before its first).
@@ -36,8 +29,6 @@ import org.apache.spark.sql.types.DataTypes;
  * the count of firsts in the ranges before it. Nothing else is collected.
  */
 final class TextVocabulary {
-    private static final String UTF8_CUT = "st_preprocess_utf8_cut";
-
     /**
      * The session setting for the most text cells whose first occurrences the driver ranks with a
      * bitmap it broadcasts (3 bytes per 16 cells; it also collects 4 bytes per distinct string);
@@ -47,7 +38,7 @@ final class TextVocabulary {
     /** 12 MiB of bitmap and counts at most. */
     static final long DEFAULT_BROADCAST_CELLS = 1L << 26;
 
-    /** The vocabulary's whole cells (persisted) and how they find their indices, or null without text columns. */
+    /** The vocabulary's non-null cells (persisted) and how they find their indices, or null without text columns. */
     private final IndexedCells<?> cells;
     private final JavaRDD<String> ordered;
     private final long size;
@@ -58,7 +49,7 @@ final class TextVocabulary {
         this.size = size;
     }
 
-    /** Persisted whole cells, one element per partition, with the way their elements give indices. */
+    /** Persisted non-null cells, one element per partition, with the way their elements give indices. */
     private record IndexedCells<T>(JavaRDD<T> rdd, TextIndices.Cells<T> reader) {
         JavaRDD<long[][]> byPartition(int colStart, int[] slotOf, int slots, RowRanges rowRanges) {
             return TextIndices.byPartition(rdd, reader, colStart, slotOf, slots, rowRanges);
@@ -76,10 +67,7 @@ final class TextVocabulary {
     }
 
     static TextVocabulary build(BuildContext ctx, List<LoadedTable> tables) {
-        // Non-nullable: it is only applied to non-null values.
-        ctx.spark.udf().register(UTF8_CUT, udf((UDF1<String, String>) s -> s == null ? null : Utf8.truncate(s,
-                Utf8.MAX_VOCAB_BYTES), DataTypes.StringType).asNonNullable());
-        Dataset<Row> cells = null;
+        List<JavaRDD<InternalRow>> scans = new ArrayList<>();
         long rows = 0;
         List<Integer> columns = new ArrayList<>();
         List<Long> columnRows = new ArrayList<>();
@@ -87,31 +75,30 @@ final class TextVocabulary {
             int[] textColumns = textColumns(t);
             for (int j : textColumns) {
                 // (global column, row) packed into one long, high bits the column: its order is
-                // column-then-row.
+                // column-then-row. The values stay Spark's UTF-8 bytes (TextCells cuts and hashes them).
                 long column = (long) (t.colStart() + j) << 32;
-                Column value = col("c" + j);
-                // Only a value longer than the cut calls it (a UDF converts every value to a Java
-                // String and back). Such a value finds no index (0), as in headwater, whose lookup
-                // uses the uncut value against the cut keys; it still adds its cut string.
-                Column fits = octet_length(value).leq(lit(Utf8.MAX_VOCAB_BYTES));
-                Dataset<Row> c = t.df().where(value.isNotNull()).select(col(ROW).plus(column).as("at"),
-                        when(fits, value).otherwise(call_function(UTF8_CUT, value)).as("key"), fits.as("whole"));
-                cells = cells == null ? c : cells.unionAll(c);
+                scans.add(t.df().select(col(ROW).plus(column).as("at"), col("c" + j)).queryExecution().toRdd()
+                        .toJavaRDD());
                 columns.add(t.colStart() + j);
                 columnRows.add(t.rows());
             }
             rows += textColumns.length * t.rows();
         }
         TextVocabulary vocab;
-        if (cells == null) {
+        if (scans.isEmpty()) {
             vocab = new TextVocabulary(null, null, 0);
         } else {
             int partitions = ctx.partitions(rows);
             CellRanges ranges = CellRanges.of(columns.stream().mapToInt(Integer::intValue).toArray(),
                     columnRows.stream().mapToLong(Long::longValue).toArray(), partitions);
-            // The one exchange of the text, as Spark's rows (the strings are not turned into Java Strings).
-            JavaRDD<InternalRow> byKey = cells.repartition(partitions, col("key")).queryExecution().toRdd()
-                    .toJavaRDD();
+            JavaSparkContext jsc = JavaSparkContext.fromSparkContext(ctx.spark.sparkContext());
+            // The one exchange of the text, in blocks of packed cells (not a Spark row per cell).
+            JavaRDD<InternalRow> scan = scans.getFirst();
+            for (int k = 1; k < scans.size(); k++) {
+                scan = scan.union(scans.get(k));
+            }
+            JavaPairRDD<Integer, byte[]> byKey = scan.mapPartitionsToPair(new TextCells.Blocks(partitions))
+                    .partitionBy(new IdPartitioner(partitions));
             // Only the embedder reads it: the key partitions again (the exchange is reused), now with their strings.
             JavaRDD<String> orderedKeys = byKey.mapPartitionsToPair(new FirstOccurrences.KeysToRanges(ranges))
                     .partitionBy(new IdPartitioner(ranges.count()))
@@ -123,8 +110,7 @@ final class TextVocabulary {
                 FirstOccurrences.FirstIndex index = FirstOccurrences.FirstIndex.of(
                         located.map(FirstOccurrences.Located::firsts).collect(), cellCount);
                 // Not destroyed here: the encoder reads it; Spark's cleaner drops it with this vocabulary.
-                Broadcast<FirstOccurrences.FirstIndex> b = JavaSparkContext.fromSparkContext(ctx.spark.sparkContext())
-                        .broadcast(index);
+                Broadcast<FirstOccurrences.FirstIndex> b = jsc.broadcast(index);
                 ctx.info(String.format(Locale.ROOT, "first occurrences of %d text cells ranked on the driver",
                         cellCount));
                 vocab = new TextVocabulary(new IndexedCells<>(located, new TextIndices.LocatedCells(b)), orderedKeys,
@@ -165,11 +151,14 @@ final class TextVocabulary {
         return js.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** The table without its text values {@code c<j>}: no later stage reads them, only their indices. */
+    /**
+     * The table without its text columns (values {@code c<j>} and null flags {@code v<j>}): no later
+     * stage reads them, only their indices, which also tell the nulls ({@link TextIndices}).
+     */
     static Dataset<Row> withoutText(LoadedTable t) {
         Dataset<Row> df = t.df();
         for (int j : textColumns(t)) {
-            df = df.drop("c" + j);
+            df = df.drop("c" + j, "v" + j);
         }
         return df;
     }

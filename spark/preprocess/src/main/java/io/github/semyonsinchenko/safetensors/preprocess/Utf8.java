@@ -3,6 +3,7 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Comparator;
+import org.apache.spark.unsafe.Platform;
 
 /** UTF-8 rules of the vocabularies: byte-order comparison and the cut on a character boundary. */
 public final class Utf8 {
@@ -29,6 +30,22 @@ public final class Utf8 {
             end--; // a continuation byte: the character started earlier
         }
         return new String(bytes, 0, end, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The length of the UTF-8 bytes at {@code base} and {@code offset} (Spark's unsafe addressing),
+     * {@code n} of them, cut as {@link #truncate} cuts: at most {@code limit}, ending on a character
+     * boundary.
+     */
+    static int cutLength(Object base, long offset, int n, int limit) {
+        if (n <= limit) {
+            return n;
+        }
+        int end = limit;
+        while (end > 0 && (Platform.getByte(base, offset + end) & 0xC0) == 0x80) {
+            end--; // a continuation byte: the character started earlier
+        }
+        return end;
     }
 
     /** Number of UTF-8 bytes of {@code s}. */

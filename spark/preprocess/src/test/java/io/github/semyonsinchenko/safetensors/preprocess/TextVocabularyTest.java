@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The text vocabulary against a plain driver-side model of its rule: the first occurrence of each
  * cut string in column-then-row order gets the next index; a cell gets its string's index only when
- * its value is uncut. Many small partitions, so strings, ranges and target partitions all cross.
+ * its value is uncut (a cut one gets {@link TextIndices#NO_INDEX}), and a null cell gets no pair.
+ * Many small partitions, so strings, ranges and target partitions all cross.
  */
 class TextVocabularyTest {
 
@@ -152,10 +153,10 @@ class TextVocabularyTest {
             collect(vocab, la, new int[] {1, 2}, new RowRanges(new long[] {0, 0, 50, 51, 200}, new long[] {0, 50, 1, 149, 30}),
                     actual);
             collect(vocab, lb, new int[] {1}, new RowRanges(new long[] {0, 100}, new long[] {100, 70}), actual);
-            assertEquals(expected, actual);
-            assertTrue(!actual.containsKey(1L << 32 | 3), "a cut value finds no index");
-            assertTrue(!actual.containsKey(1L << 32 | 7), "a cut value finds no index");
-            assertTrue(!actual.containsKey(4L << 32), "a cut value finds no index");
+            assertEquals(expected, actual, "every non-null cell has a pair, no null one has");
+            assertEquals(TextIndices.NO_INDEX, actual.get(1L << 32 | 3), "a cut value finds no index");
+            assertEquals(TextIndices.NO_INDEX, actual.get(1L << 32 | 7), "a cut value finds no index");
+            assertEquals(TextIndices.NO_INDEX, actual.get(4L << 32), "a cut value finds no index");
             assertEquals(index.get(CUT_A), actual.get(2L << 32 | 100), "the whole cut string has the cut's index");
             assertEquals(index.get(CUT_A), actual.get(4L << 32 | 5));
         } finally {
@@ -232,9 +233,7 @@ class TextVocabularyTest {
             }
             String key = Utf8.truncate(v, Utf8.MAX_VOCAB_BYTES);
             index.putIfAbsent(key, (long) index.size());
-            if (key.equals(v)) {
-                expected.put((long) globalColumn << 32 | i, index.get(key));
-            }
+            expected.put((long) globalColumn << 32 | i, key.equals(v) ? index.get(key) : TextIndices.NO_INDEX);
         }
     }
 
