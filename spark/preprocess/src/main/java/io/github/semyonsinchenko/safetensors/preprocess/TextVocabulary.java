@@ -20,8 +20,9 @@ import org.apache.spark.sql.catalyst.InternalRow;
  * Stage 2, the text vocabulary: the first occurrence of each cut string, in column-then-row order,
  * gets the next index. The text is exchanged once: the cells are hash-partitioned by their cut
  * string, in blocks of packed cells ({@link TextCells}), and each partition finds its strings'
- * first occurrences in a hash map ({@link FirstOccurrences}). From then on only numbers move. While the text cells (rows times
- * text columns, nulls included) number at most {@link #BROADCAST_CELLS_CONF}, the cells stay in
+ * first occurrences in a hash map ({@link FirstOccurrences}). From then on only numbers move.
+ * While the text cells (rows times text columns, nulls included) number at most
+ * {@link #BROADCAST_CELLS_CONF}, the cells stay in
  * their key partitions and the driver collects the first occurrences alone, as cell ordinals:
  * their bitmap, broadcast, gives each cell its index (the number of firsts before its first).
  * Above it, each first occurrence and each cell (as its first's position) go to the range
