@@ -101,19 +101,33 @@ final class FirstOccurrences {
         }
     }
 
+    /**
+     * A key partition's cells, read once: its strings with their first occurrences, and per non-null
+     * cell its at and its string's number ({@code ~id}, negative, for a cut cell).
+     */
+    private static final class PartitionCells {
+        final Firsts keys = new Firsts();
+        final Longs at = new Longs();
+        final Ints ids = new Ints();
+
+        PartitionCells(Iterator<Tuple2<Integer, byte[]>> blocks) {
+            TextCells.Reader cell = new TextCells.Reader(blocks);
+            while (cell.next()) {
+                int id = keys.add(cell.block, cell.offset, cell.length, cell.hash, cell.at);
+                at.add(cell.at);
+                ids.add(cell.whole ? id : ~id);
+            }
+        }
+    }
+
     /** Key partition to its non-null cells, located by their firsts' ordinals (no further exchange). */
     record ToLocated(CellRanges ranges) implements FlatMapFunction<Iterator<Tuple2<Integer, byte[]>>, Located> {
         @Override
         public Iterator<Located> call(Iterator<Tuple2<Integer, byte[]>> blocks) {
-            Firsts keys = new Firsts();
-            Longs cellAt = new Longs();
-            Ints cellId = new Ints();
-            TextCells.Reader cell = new TextCells.Reader(blocks);
-            while (cell.next()) {
-                int id = keys.add(cell.block, cell.offset, cell.length, cell.hash, cell.at);
-                cellAt.add(cell.at);
-                cellId.add(cell.whole ? id : ~id); // negative: a cut cell
-            }
+            PartitionCells cells = new PartitionCells(blocks);
+            Firsts keys = cells.keys;
+            Longs cellAt = cells.at;
+            Ints cellId = cells.ids;
             int[] firsts = new int[keys.size()];
             for (int id = 0; id < firsts.length; id++) {
                 firsts[id] = (int) ordinal(ranges, keys.first(id));
@@ -290,15 +304,10 @@ final class FirstOccurrences {
             implements PairFlatMapFunction<Iterator<Tuple2<Integer, byte[]>>, Integer, ToRange> {
         @Override
         public Iterator<Tuple2<Integer, ToRange>> call(Iterator<Tuple2<Integer, byte[]>> blocks) {
-            Firsts keys = new Firsts();
-            Longs cellAt = new Longs();
-            Ints cellId = new Ints();
-            TextCells.Reader cell = new TextCells.Reader(blocks);
-            while (cell.next()) {
-                int id = keys.add(cell.block, cell.offset, cell.length, cell.hash, cell.at);
-                cellAt.add(cell.at);
-                cellId.add(cell.whole ? id : ~id); // negative: a cut cell
-            }
+            PartitionCells cells = new PartitionCells(blocks);
+            Firsts keys = cells.keys;
+            Longs cellAt = cells.at;
+            Ints cellId = cells.ids;
             // Counting sort by range into arrays of exact size.
             int n = keys.size();
             long[] first = new long[n];
