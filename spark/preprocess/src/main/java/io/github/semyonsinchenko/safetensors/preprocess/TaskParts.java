@@ -20,7 +20,8 @@ import java.util.Locale;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.api.java.function.VoidFunction;
 import org.apache.spark.broadcast.Broadcast;
-import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * The two passes that write a task's parts (stage 7). The seed pass resolves the seeds' anchor
@@ -64,9 +65,9 @@ final class TaskParts {
      */
     record SeedPartition(String task, SemanticType stype, String dir, Broadcast<PrimaryKeyMaps.Anchor> anchor,
             boolean anchorTime, HashMap<String, Integer> categoryIndex)
-            implements Function2<Integer, Iterator<Row>, Iterator<Piece>> {
+            implements Function2<Integer, Iterator<InternalRow>, Iterator<Piece>> {
         @Override
-        public Iterator<Piece> call(Integer partition, Iterator<Row> rows) throws IOException {
+        public Iterator<Piece> call(Integer partition, Iterator<InternalRow> rows) throws IOException {
             PrimaryKeyMaps.Anchor map = anchor == null ? null : anchor.value();
             if (anchorTime && (map == null || map.times() == null)) {
                 throw new IllegalStateException("task '" + task + "': observation times from an anchor map without them");
@@ -77,11 +78,11 @@ final class TaskParts {
             long nulls = 0;
             long trues = 0;
             long falses = 0;
-            HashMap<String, Integer> local = new HashMap<>();
+            HashMap<UTF8String, Integer> local = new HashMap<>();
             List<String> seen = new ArrayList<>();
             try (Parts.Out out = new Parts.Out(dir, partition, 4)) {
                 while (rows.hasNext()) {
-                    Row r = rows.next();
+                    InternalRow r = rows.next();
                     long prow;
                     long time;
                     if (map != null) {
@@ -135,12 +136,13 @@ final class TaskParts {
                         case CATEGORICAL -> {
                             int index = 0;
                             if (valid) {
-                                String v = r.getString(3);
+                                UTF8String v = r.getUTF8String(3);
                                 Integer known = local.get(v);
                                 if (known == null) {
-                                    seen.add(v);
-                                    known = categoryIndex.getOrDefault(v, 0);
-                                    local.put(v, known);
+                                    String s = v.toString();
+                                    seen.add(s);
+                                    known = categoryIndex.getOrDefault(s, 0);
+                                    local.put(v.clone(), known); // the row's bytes are reused by the next row
                                 }
                                 index = known;
                             }

@@ -24,6 +24,7 @@ import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -129,16 +130,18 @@ final class TaskWriter {
         Dataset<Row> seeds = query.select(monotonically_increasing_id().as("seq"),
                 SparkColumns.key(ref(task.anchorKey()), rs.apply(task.anchorKey()).dataType(), where + ", anchor key")
                         .as("key"), obs.as("obs"), target.as("target"));
-        JavaRDD<Row> ordered;
+        // Spark's own rows (InternalRow), not Row objects: no seed is converted on its way in.
+        JavaRDD<InternalRow> ordered;
         if (map != null) {
-            ordered = seeds.javaRDD(); // the seed pass resolves the keys: a narrow map keeps the query's order
+            // the seed pass resolves the keys: a narrow map keeps the query's order
+            ordered = seeds.queryExecution().toRdd().toJavaRDD();
         } else {
             Dataset<Row> keyMap = anchorTime ? pkMaps.of(anchor).select("pk", "prow", "ptc")
                     : pkMaps.of(anchor).select("pk", "prow");
             Column[] kept = {col("seq"), col("prow"), observation.as("obs"), col("target")};
             Dataset<Row> resolved = ctx.persist(seeds.join(keyMap, col("key").equalTo(col("pk"))).select(kept));
             ordered = resolved.repartitionByRange(ctx.partitions(resolved.count()), col("seq"))
-                    .sortWithinPartitions("seq").javaRDD();
+                    .sortWithinPartitions("seq").queryExecution().toRdd().toJavaRDD();
         }
         SemanticType stype = task.targetStype();
         HashMap<String, Integer> categoryIndex = stype == SemanticType.CATEGORICAL
