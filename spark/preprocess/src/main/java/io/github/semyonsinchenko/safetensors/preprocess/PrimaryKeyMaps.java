@@ -24,6 +24,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.RelationalGroupedDataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * Per table with a primary key, its map from key (i64) to global row: as a cached Dataset
@@ -203,7 +204,7 @@ final class PrimaryKeyMaps {
             }
             Column[] cols = timed[ti] ? new Column[] {col(ROW), col("__pk"), col("__tc")}
                     : new Column[] {col(ROW), col("__pk")};
-            JavaRDD<KeyChunk> c = ordered.get(ti).rows().select(cols).javaRDD()
+            JavaRDD<KeyChunk> c = ordered.get(ti).rows().select(cols).queryExecution().toRdd().toJavaRDD()
                     .mapPartitions(new Chunks(ti, t.rowStart(), timed[ti]));
             chunks = chunks == null ? c : chunks.union(c);
         }
@@ -214,12 +215,21 @@ final class PrimaryKeyMaps {
         }
         List<KeyChunk> all = new ArrayList<>(chunks.collect());
         long[] counts = new long[tables.size()];
+        long[] minKey = new long[tables.size()];
+        long[] maxKey = new long[tables.size()];
+        Arrays.fill(minKey, Long.MAX_VALUE);
+        Arrays.fill(maxKey, Long.MIN_VALUE);
         for (KeyChunk c : all) {
-            counts[c.table()] += c.keys().length;
+            int ti = c.table();
+            counts[ti] += c.keys().length;
+            for (long k : c.keys()) {
+                minKey[ti] = Math.min(minKey[ti], k);
+                maxKey[ti] = Math.max(maxKey[ti], k);
+            }
         }
         for (LoadedTable t : tables) {
             if (wanted[t.index()]) {
-                maps[t.index()] = new KeyMap(counts[t.index()]);
+                maps[t.index()] = KeyMap.forKeys(counts[t.index()], minKey[t.index()], maxKey[t.index()]);
             }
             if (timed[t.index()]) {
                 times[t.index()] = new long[Math.toIntExact(t.rows())];
@@ -251,14 +261,14 @@ final class PrimaryKeyMaps {
     /** A partition's non-null keys, their global rows and, when asked for, their rows' temporal values. */
     record KeyChunk(int table, long[] rows, long[] keys, long[] times) implements Serializable {}
 
-    private record Chunks(int table, long rowStart, boolean timed) implements FlatMapFunction<Iterator<Row>, KeyChunk> {
+    private record Chunks(int table, long rowStart, boolean timed) implements FlatMapFunction<Iterator<InternalRow>, KeyChunk> {
         @Override
-        public Iterator<KeyChunk> call(Iterator<Row> it) {
+        public Iterator<KeyChunk> call(Iterator<InternalRow> it) {
             StatChunks.LongList rows = new StatChunks.LongList();
             StatChunks.LongList keys = new StatChunks.LongList();
             StatChunks.LongList times = timed ? new StatChunks.LongList() : null;
             while (it.hasNext()) {
-                Row r = it.next();
+                InternalRow r = it.next();
                 if (!r.isNullAt(1)) {
                     rows.add(r.getLong(0) + rowStart);
                     keys.add(r.getLong(1));

@@ -1,0 +1,67 @@
+package io.github.semyonsinchenko.safetensors.preprocess;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The key map's two forms: rows indexed by key for keys that fill their range, else hashed. */
+class KeyMapTest {
+    @Test
+    void denseKeysAreIndexedAndAnswerLikeTheHashTable() {
+        Random random = new Random(7);
+        long base = -1_000L;
+        int n = 10_000;
+        long[] rows = new long[n];
+        for (int i = 0; i < n; i++) {
+            rows[i] = random.nextInt(1 << 30);
+        }
+        // every key of [base, base + n) but every tenth: 90% of the range
+        KeyMap direct = KeyMap.forKeys(n - n / 10, base + 1, base + n - 1);
+        KeyMap hashed = new KeyMap(n - n / 10);
+        for (int i = 1; i < n; i++) {
+            if (i % 10 != 0) {
+                direct.putLast(base + i, rows[i]);
+                hashed.putLast(base + i, rows[i]);
+            }
+        }
+        assertTrue(direct.direct());
+        assertFalse(hashed.direct());
+        assertEquals(hashed.size(), direct.size());
+        for (long k = base - 5; k < base + n + 5; k++) {
+            assertEquals(hashed.get(k), direct.get(k), "key " + k);
+        }
+        assertEquals(-1, direct.get(base + 10)); // a gap in the range
+        assertEquals(-1, direct.get(Long.MIN_VALUE));
+        assertEquals(-1, direct.get(Long.MAX_VALUE));
+        assertThrows(IllegalStateException.class, () -> direct.putLast(base + n, 1)); // outside [min, max]
+    }
+
+    @Test
+    void aDuplicateKeyKeepsItsLastRowWhenIndexed() {
+        KeyMap m = KeyMap.forKeys(4, 10, 13);
+        assertTrue(m.direct());
+        m.putLast(10, 0); // row 0: the smallest row, stored as 1, not taken for empty
+        m.putLast(11, 7);
+        m.putLast(11, 3); // an earlier row never replaces a later one
+        m.putLast(12, BuildContext.U32_LIMIT - 1); // the largest row a database can have
+        assertEquals(3, m.size());
+        assertEquals(0, m.get(10));
+        assertEquals(7, m.get(11));
+        assertEquals(BuildContext.U32_LIMIT - 1, m.get(12));
+        assertEquals(-1, m.get(13));
+    }
+
+    @Test
+    void sparseOrHugeRangesAreHashed() {
+        assertFalse(KeyMap.forKeys(1_000, 0, 1_000_000_000L).direct()); // keys far apart
+        assertFalse(KeyMap.forKeys(1_000, Long.MIN_VALUE, Long.MAX_VALUE).direct()); // the range overflows
+        assertFalse(KeyMap.forKeys(0, Long.MAX_VALUE, Long.MIN_VALUE).direct()); // no keys
+        // at most the hash table's bytes: 1,000 keys take 2,048 slots of 12 bytes, so 6,144 ints
+        assertTrue(KeyMap.forKeys(1_000, 0, 6_143).direct());
+        assertFalse(KeyMap.forKeys(1_000, 0, 6_144).direct());
+    }
+}
