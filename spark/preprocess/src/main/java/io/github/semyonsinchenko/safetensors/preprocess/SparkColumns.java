@@ -5,8 +5,14 @@ import static org.apache.spark.sql.functions.lit;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import org.apache.spark.sql.Column;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.objects.StaticInvoke;
+import org.apache.spark.sql.classic.ExpressionUtils;
+import org.apache.spark.sql.types.AbstractDataType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -23,6 +29,8 @@ import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
+import scala.Option;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The value casts headwater does with Arrow, as Spark column expressions. Where Spark cannot
@@ -52,7 +60,13 @@ final class SparkColumns {
 
     /** Epoch microseconds (bigint): timestamps keep their UTC instant (NTZ: the wall clock as UTC), integers are µs. */
     static Column micros(Column src, DataType t, String where) {
-        if (t instanceof TimestampType || t instanceof TimestampNTZType || t instanceof DateType) {
+        if (t instanceof TimestampNTZType) {
+            // Its own microseconds: what unix_micros(CAST(ts AS TIMESTAMP)) gives in the session's UTC,
+            // without the java.time conversion that cast makes of every value.
+            Expression zero = new Literal(0L, DataTypes.LongType);
+            return ExpressionUtils.column(microsSum(ExpressionUtils.expression(src), zero, DataTypes.LongType));
+        }
+        if (t instanceof TimestampType || t instanceof DateType) {
             return call_function("unix_micros", src.cast(DataTypes.TimestampType));
         }
         if (isIntegral(t)) {
@@ -65,6 +79,17 @@ final class SparkColumns {
             return lit(null).cast(DataTypes.LongType);
         }
         throw unsupported(where, SemanticType.TIMESTAMP, t);
+    }
+
+    /**
+     * {@code a + b} on the longs under two expressions, typed {@code type}: the timestamp types and
+     * day-time intervals are microseconds underneath. {@code Math.addExact}, so an overflow fails.
+     * Spark's own casts and interval arithmetic build java.time objects for every value, even for
+     * TIMESTAMP_NTZ, whose microseconds need no time zone.
+     */
+    static Expression microsSum(Expression a, Expression b, DataType type) {
+        return new StaticInvoke(Math.class, type, "addExact", CollectionConverters.asScala(List.of(a, b)).toList(),
+                CollectionConverters.asScala(List.<AbstractDataType>of()).toList(), true, true, true, Option.empty());
     }
 
     /** The value column of a cell of {@code stype} read from a source of type {@code t}. */
