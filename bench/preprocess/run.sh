@@ -44,6 +44,9 @@ total_rows=$(sed -n 's/.*(\([0-9]*\) rows).*/\1/p' "$work/generate.log" | tail -
 measure() { # name, then the command; sets seconds and rss_mb
   local name=$1
   shift
+  # Untimed: the page cache's dirty pages (the earlier run's output, ~2 GB for headwater's) are
+  # written back now rather than during this run, where the writeback slowed ours by up to a third.
+  sync
   /usr/bin/time -v -o "$work/$name.time" "$@" > "$work/$name.log" 2>&1
   seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$work/$name.time")
   rss_mb=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$work/$name.time")
