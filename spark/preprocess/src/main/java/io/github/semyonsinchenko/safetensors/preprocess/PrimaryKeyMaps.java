@@ -261,7 +261,8 @@ final class PrimaryKeyMaps {
     /** A partition's non-null keys, their global rows and, when asked for, their rows' temporal values. */
     record KeyChunk(int table, long[] rows, long[] keys, long[] times) implements Serializable {}
 
-    private record Chunks(int table, long rowStart, boolean timed) implements FlatMapFunction<Iterator<InternalRow>, KeyChunk> {
+    private record Chunks(int table, long rowStart, boolean timed)
+            implements FlatMapFunction<Iterator<InternalRow>, KeyChunk> {
         @Override
         public Iterator<KeyChunk> call(Iterator<InternalRow> it) {
             StatChunks.LongList rows = new StatChunks.LongList();

@@ -30,7 +30,8 @@ final class TaskQueries {
 
     /**
      * The task's query as a Dataset over the raw Parquet tables (registered as temporary views
-     * while analyzing); a query Spark SQL cannot analyze fails here, naming the task.
+     * while analyzing), its TIMESTAMP_NTZ interval arithmetic as additions
+     * ({@link #withNtzIntervalArithmetic}); a query Spark SQL cannot analyze fails here, naming the task.
      */
     static Dataset<Row> analyze(BuildContext ctx, List<LoadedTable> tables, InputSchema.Task task) {
         String where = "task '" + task.name() + "'";
@@ -39,9 +40,9 @@ final class TaskQueries {
             t.raw().createOrReplaceTempView(t.schema().name());
         }
         String query = rewrite(task.query(), names);
+        Dataset<Row> analyzed;
         try {
-            // analyzed now; the plan keeps the relations, not the view names
-            return withNtzIntervalArithmetic(ctx.spark.sql(query));
+            analyzed = ctx.spark.sql(query); // analyzed now; the plan keeps the relations, not the view names
         } catch (Exception e) { // ParseException, AnalysisException
             throw new PreprocessException(String.format(Locale.ROOT, "%s: Spark SQL cannot run the query (headwater"
                     + " runs task queries in DataFusion and the dialects differ in places, e.g. some function"
@@ -52,16 +53,18 @@ final class TaskQueries {
                 ctx.spark.catalog().dropTempView(t);
             }
         }
+        return withNtzIntervalArithmetic(analyzed);
     }
 
     /**
      * The query with every {@code TIMESTAMP_NTZ ± day-time INTERVAL} computed as what it is, an
      * addition of microseconds ({@link SparkColumns#microsSum}: an overflow fails as Spark's does),
      * where Spark builds a {@code ZonedDateTime} per value even for a type without a time zone
-     * (in UTC, where no day is shorter or longer, so the results are the same). In the benchmark's
-     * 30-day task ({@code c.CreationDate <= p.CreationDate + INTERVAL '30 days'} in a join) those
-     * objects had 7% of the Java threads' CPU samples of the whole 5 M-row build. Other timestamp
-     * arithmetic (with a time zone, or month intervals) is left to Spark.
+     * (in UTC, where no day is shorter or longer, so the results are the same). In a 5 M-row build
+     * java.time had 7% of the Java threads' CPU samples, most of them for the benchmark's 30-day
+     * task ({@code c.CreationDate <= p.CreationDate + INTERVAL '30 days'} in a join), the rest for
+     * the casts {@link SparkColumns#micros} no longer makes. Other timestamp arithmetic (with a
+     * time zone, or month intervals) is left to Spark.
      */
     static Dataset<Row> withNtzIntervalArithmetic(Dataset<Row> query) {
         LogicalPlan plan = ((org.apache.spark.sql.classic.Dataset<Row>) query).queryExecution().analyzed();
