@@ -53,7 +53,7 @@ final class KeyMap implements Serializable {
     static KeyMap forKeys(long count, long min, long max) {
         long range = max - min + 1; // overflows to <= 0 for the widest spans: then not direct
         long hashed = bytes(count);
-        if (count > 0 && range > 0 && hashed != Long.MAX_VALUE && Integer.BYTES * range <= hashed) {
+        if (count > 0 && range > 0 && hashed != Long.MAX_VALUE && range <= hashed / Integer.BYTES) {
             return new KeyMap(min, (int) range);
         }
         return new KeyMap(count);
