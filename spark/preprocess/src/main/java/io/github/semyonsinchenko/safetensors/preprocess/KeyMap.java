@@ -51,12 +51,18 @@ final class KeyMap implements Serializable {
      * takes no more memory than the hash table would ({@link #bytes}), else the hash table.
      */
     static KeyMap forKeys(long count, long min, long max) {
+        return indexable(count, min, max) ? new KeyMap(min, (int) (max - min + 1)) : new KeyMap(count);
+    }
+
+    /**
+     * Whether {@link #forKeys} indexes: the range takes no more bytes than the hash table and no
+     * more slots than the largest table ({@code 2^MAX_BITS}, an array Java can allocate).
+     */
+    static boolean indexable(long count, long min, long max) {
         long range = max - min + 1; // overflows to <= 0 for the widest spans: then not direct
         long hashed = bytes(count);
-        if (count > 0 && range > 0 && hashed != Long.MAX_VALUE && range <= hashed / Integer.BYTES) {
-            return new KeyMap(min, (int) range);
-        }
-        return new KeyMap(count);
+        return count > 0 && range > 0 && range <= 1L << MAX_BITS && hashed != Long.MAX_VALUE
+                && range <= hashed / Integer.BYTES;
     }
 
     /** Whether the rows are indexed by key (else hashed); for tests. */

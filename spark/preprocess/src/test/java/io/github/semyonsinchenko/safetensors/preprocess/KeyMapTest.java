@@ -60,6 +60,10 @@ class KeyMapTest {
         assertFalse(KeyMap.forKeys(1_000, 0, 1_000_000_000L).direct()); // keys far apart
         assertFalse(KeyMap.forKeys(1_000, Long.MIN_VALUE, Long.MAX_VALUE).direct()); // the range overflows
         assertFalse(KeyMap.forKeys(1_000, 0, (1L << 62) - 1).direct()); // so would its bytes (4 x 2^62)
+        // 2^29 keys would get a 12 GiB hash table, but no array of more than 2^30 ints
+        assertTrue(KeyMap.indexable(1L << 29, 0, (1L << 30) - 1));
+        assertFalse(KeyMap.indexable(1L << 29, 0, 1L << 30));
+        assertFalse(KeyMap.indexable(1L << 29, 0, (3L << 30) - 1));
         assertFalse(KeyMap.forKeys(0, Long.MAX_VALUE, Long.MIN_VALUE).direct()); // no keys
         // at most the hash table's bytes: 1,000 keys take 2,048 slots of 12 bytes, so 6,144 ints
         assertTrue(KeyMap.forKeys(1_000, 0, 6_143).direct());
