@@ -34,16 +34,8 @@ public final class GenerateMain implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        // The classic (in-process) builder directly: SparkSession.builder() looks its implementation up
-        // through Scala reflection, and starting Scala's runtime universe cost ~0.6 s of every run.
-        org.apache.spark.sql.classic.SparkSession.Builder builder = org.apache.spark.sql.classic.SparkSession.builder()
-                .appName("safetensors generate " + dataset);
-        if (master != null) {
-            builder.master(master);
-        } else if (!new SparkConf().contains("spark.master")) {
-            builder.master("local[*]");
-        }
-        SparkSession spark = builder.getOrCreate();
+        SparkSession spark = PreprocessMain.sessionBuilder("safetensors generate " + dataset, master, new SparkConf())
+                .getOrCreate();
         try {
             DataGenerator.Sizes n = DataGenerator.generate(spark, dataDir, dataset, rows, seed, files);
             System.err.printf(Locale.ROOT, "wrote %s: users %d, posts %d, comments %d, votes %d (%d rows)%n",

@@ -71,6 +71,24 @@ public final class PreprocessMain implements Callable<Integer> {
         return spec.withBatchSize(batchSize);
     }
 
+    /**
+     * Both mains' session builder: the master from {@code --master}, else {@code conf}'s
+     * (spark-submit's), else {@code local[*]}. The classic (in-process) builder directly:
+     * {@code SparkSession.builder()} looks its implementation up through Scala reflection, and
+     * starting Scala's runtime universe cost ~0.6 s of every run.
+     */
+    static org.apache.spark.sql.classic.SparkSession.Builder sessionBuilder(String appName, String master,
+            SparkConf conf) {
+        org.apache.spark.sql.classic.SparkSession.Builder builder =
+                org.apache.spark.sql.classic.SparkSession.builder().appName(appName);
+        if (master != null) {
+            builder.master(master);
+        } else if (!conf.contains("spark.master")) {
+            builder.master("local[*]");
+        }
+        return builder;
+    }
+
     /** Settings for the session unless {@code conf} (spark-submit's, system properties) has them. */
     static Map<String, String> sessionDefaults(SparkConf conf) {
         Map<String, String> out = new TreeMap<>();
@@ -83,16 +101,9 @@ public final class PreprocessMain implements Callable<Integer> {
     @Override
     public Integer call() {
         EmbedderSpec spec = embedderSpec();
-        // The classic (in-process) builder directly: SparkSession.builder() looks its implementation up
-        // through Scala reflection, and starting Scala's runtime universe cost ~0.6 s of every run.
-        org.apache.spark.sql.classic.SparkSession.Builder builder = org.apache.spark.sql.classic.SparkSession.builder()
-                .appName("safetensors preprocess " + dataset);
         SparkConf conf = new SparkConf();
-        if (master != null) {
-            builder.master(master);
-        } else if (!conf.contains("spark.master")) {
-            builder.master("local[*]");
-        }
+        org.apache.spark.sql.classic.SparkSession.Builder builder = sessionBuilder("safetensors preprocess " + dataset,
+                master, conf);
         sessionDefaults(conf).forEach(builder::config);
         long start = System.nanoTime();
         SparkSession spark = builder.getOrCreate();

@@ -67,8 +67,7 @@ final class TaskQueries {
      * time zone, or month intervals) is left to Spark.
      */
     static Dataset<Row> withNtzIntervalArithmetic(Dataset<Row> query) {
-        LogicalPlan plan = ((org.apache.spark.sql.classic.Dataset<Row>) query).queryExecution().analyzed();
-        boolean[] changed = {false};
+        LogicalPlan plan = analyzed(query);
         LogicalPlan rewritten = plan.transformAllExpressions(new AbstractPartialFunction<Expression, Expression>() {
             @Override
             public boolean isDefinedAt(Expression e) {
@@ -82,17 +81,12 @@ final class TaskQueries {
                     return otherwise.apply(e);
                 }
                 TimestampAddInterval t = (TimestampAddInterval) e;
-                changed[0] = true;
                 @SuppressWarnings("unchecked")
                 B1 sum = (B1) SparkColumns.microsSum(t.start(), t.interval(), DataTypes.TimestampNTZType);
                 return sum;
             }
         });
-        if (!changed[0]) {
-            return query;
-        }
-        return org.apache.spark.sql.classic.Dataset$.MODULE$.ofRows(
-                (org.apache.spark.sql.classic.SparkSession) query.sparkSession(), rewritten);
+        return rewritten == plan ? query : withPlan(query, rewritten); // a transform with no match returns its input
     }
 
     /**
@@ -105,13 +99,18 @@ final class TaskQueries {
      * the seeds of the usual one-row-per-anchor task; Spark's sorter spills a larger result to disk.
      */
     static Dataset<Row> sortedInOnePartition(Dataset<Row> query) {
-        LogicalPlan plan = ((org.apache.spark.sql.classic.Dataset<Row>) query).queryExecution().analyzed();
-        LogicalPlan rewritten = sortedInOnePartition(plan);
-        if (rewritten == null) {
-            return query;
-        }
+        LogicalPlan rewritten = sortedInOnePartition(analyzed(query));
+        return rewritten == null ? query : withPlan(query, rewritten);
+    }
+
+    private static LogicalPlan analyzed(Dataset<Row> query) {
+        return ((org.apache.spark.sql.classic.Dataset<Row>) query).queryExecution().analyzed();
+    }
+
+    /** A Dataset of {@code plan}, a rewritten analyzed plan of {@code query}, in its session. */
+    private static Dataset<Row> withPlan(Dataset<Row> query, LogicalPlan plan) {
         return org.apache.spark.sql.classic.Dataset$.MODULE$.ofRows(
-                (org.apache.spark.sql.classic.SparkSession) query.sparkSession(), rewritten);
+                (org.apache.spark.sql.classic.SparkSession) query.sparkSession(), plan);
     }
 
     /** The plan with its global sort made local over one partition, or null when it does not end in one. */
