@@ -25,11 +25,8 @@ public final class Utf8 {
         if (bytes.length <= limit) {
             return s;
         }
-        int end = limit;
-        while (end > 0 && (bytes[end] & 0xC0) == 0x80) {
-            end--; // a continuation byte: the character started earlier
-        }
-        return new String(bytes, 0, end, StandardCharsets.UTF_8);
+        return new String(bytes, 0, cutLength(bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length, limit),
+                StandardCharsets.UTF_8);
     }
 
     /**
