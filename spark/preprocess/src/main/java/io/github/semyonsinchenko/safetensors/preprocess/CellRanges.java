@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * Contiguous ranges of the text cells' positions in column-then-row order, of equal size: the
- * range of a position {@code at} (global column {@code << 32 |} row) never decreases as
+ * range of a position {@code at} ({@link U32Pairs} (global column, row)) never decreases as
  * {@code at} grows, so ranges in order hold the first occurrences in vocabulary order, and
  * partitioning by range needs no sample of the data.
  *
@@ -35,11 +35,19 @@ record CellRanges(int[] columns, long[] bases, long perRange, int count) impleme
 
     /** The range of the cell at {@code at}. */
     int rangeOf(long at) {
-        int k = Arrays.binarySearch(columns, (int) (at >>> 32));
+        return (int) Math.min(count - 1, ordinal(at) / perRange);
+    }
+
+    /**
+     * The position of the cell at {@code at} in the dense order of all text cells (column by
+     * column, each column's rows in order, nulls included): the order of {@code at} without gaps.
+     */
+    long ordinal(long at) {
+        int k = Arrays.binarySearch(columns, (int) U32Pairs.first(at));
         if (k < 0) {
             throw new IllegalArgumentException(String.format(Locale.ROOT, "cell %d: column %d is not a text column",
-                    at, at >>> 32));
+                    at, U32Pairs.first(at)));
         }
-        return (int) Math.min(count - 1, (bases[k] + (at & 0xFFFF_FFFFL)) / perRange);
+        return bases[k] + U32Pairs.second(at);
     }
 }

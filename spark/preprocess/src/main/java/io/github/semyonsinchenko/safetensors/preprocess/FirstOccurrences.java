@@ -56,19 +56,6 @@ final class FirstOccurrences {
     static final int CUT = -1;
 
     /**
-     * The position of the cell at {@code at} in the dense order of all text cells (column by
-     * column, each column's rows in order, nulls included): the order of {@code at} without gaps.
-     */
-    static long ordinal(CellRanges ranges, long at) {
-        int k = Arrays.binarySearch(ranges.columns(), (int) (at >>> 32));
-        if (k < 0) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "cell %d: column %d is not a text column",
-                    at, at >>> 32));
-        }
-        return ranges.bases()[k] + (at & 0xFFFF_FFFFL);
-    }
-
-    /**
      * The first occurrences of all strings as a bitmap over the cell ordinals, with the number of
      * firsts before each 64-bit word: a first's index is the number of firsts before it.
      */
@@ -130,7 +117,7 @@ final class FirstOccurrences {
             Ints cellId = cells.ids;
             int[] firsts = new int[keys.size()];
             for (int id = 0; id < firsts.length; id++) {
-                firsts[id] = (int) ordinal(ranges, keys.first(id));
+                firsts[id] = (int) ranges.ordinal(keys.first(id));
             }
             long[] at = Arrays.copyOf(cellAt.a, cellAt.n);
             int[] first = new int[cellId.n];

@@ -2,9 +2,6 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 
 import static io.github.semyonsinchenko.safetensors.preprocess.BuildContext.ROW;
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.shiftleft;
-import static org.apache.spark.sql.functions.shiftrightunsigned;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import java.io.IOException;
@@ -200,7 +197,7 @@ final class GraphWriter {
             }
         }
         // One packed long per edge: a single-column sort key Spark sorts by its prefix alone (radix sort).
-        Dataset<Row> packed = ctx.persist(edges.select(pack(col("src"), col("dst")).as("e")));
+        Dataset<Row> packed = ctx.persist(edges.select(U32Pairs.sortable(col("src"), col("dst")).as("e")));
         long numEdges = packed.count();
         if (numEdges > BuildContext.U32_LIMIT) {
             throw new PreprocessException(numEdges + " FK edges exceed the format's 32-bit edge count");
@@ -211,26 +208,12 @@ final class GraphWriter {
         List<Parts.Info> outParts = csr(packed, partitions, outDir);
         // Incoming: the transpose, each list in ascending source order (a counting sort's result).
         Path inDir = ctx.parts.resolve("graph-in");
-        List<Parts.Info> inParts = csr(packed.select(transpose(col("e")).as("e")), partitions, inDir);
+        List<Parts.Info> inParts = csr(packed.select(U32Pairs.swapSortable(col("e")).as("e")), partitions, inDir);
         return new Csr(outDir, ids(outParts), inDir, ids(inParts), numEdges);
     }
 
     private static int[] ids(List<Parts.Info> infos) {
         return Parts.inOrder(infos).stream().mapToInt(Parts.Info::partition).toArray();
-    }
-
-    /**
-     * (a, b) as one long ordered as the pair (both are u32): {@code a << 32 | b} with the sign bit
-     * flipped, so signed order is unsigned order even for rows of 2^31 and above.
-     */
-    static Column pack(Column a, Column b) {
-        return shiftleft(a, 32).bitwiseOR(b).bitwiseXOR(lit(Long.MIN_VALUE));
-    }
-
-    /** The packed (b, a) of a packed (a, b). */
-    static Column transpose(Column packed) {
-        Column u = packed.bitwiseXOR(lit(Long.MIN_VALUE));
-        return shiftrightunsigned(u, 32).bitwiseOR(shiftleft(u, 32)).bitwiseXOR(lit(Long.MIN_VALUE));
     }
 
     /** One CSR direction: the packed edges range-partitioned and sorted, each partition writing its parts. */
@@ -319,9 +302,9 @@ final class GraphWriter {
                 long run = -1;
                 int runCount = 0;
                 while (rows.hasNext()) {
-                    long e = rows.next().getLong(0) ^ Long.MIN_VALUE;
-                    long src = e >>> 32;
-                    neighbours.u32((int) e);
+                    long e = U32Pairs.fromSortable(rows.next().getLong(0));
+                    long src = U32Pairs.first(e);
+                    neighbours.u32((int) U32Pairs.second(e));
                     if (src != run) {
                         if (runCount > 0) {
                             runs.u32((int) run);
@@ -342,7 +325,7 @@ final class GraphWriter {
         }
     }
 
-    /** One source partition's edges bound for one incoming partition, packed {@code dst << 32 | src}, in source order. */
+    /** One source partition's edges bound for one incoming partition, as {@link U32Pairs} (dst, src), in source order. */
     record Bucket(int source, long[] edges) implements Serializable {}
 
     /**
@@ -447,7 +430,7 @@ final class GraphWriter {
                         if (buckets[p] == null) {
                             buckets[p] = new StatChunks.LongList();
                         }
-                        buckets[p].add(dsts[i] << 32 | src);
+                        buckets[p].add(U32Pairs.pack(dsts[i], src));
                     }
                     runs.u32((int) src);
                     runs.u32(k);
@@ -490,7 +473,7 @@ final class GraphWriter {
             int[] next = new int[width + 1];
             for (Bucket b : buckets) {
                 for (long e : b.edges()) {
-                    next[(int) ((e >>> 32) - start) + 1]++;
+                    next[(int) (U32Pairs.first(e) - start) + 1]++;
                 }
             }
             for (int d = 0; d < width; d++) {
@@ -499,7 +482,7 @@ final class GraphWriter {
             int[] sources = new int[(int) total];
             for (Bucket b : buckets) {
                 for (long e : b.edges()) {
-                    sources[next[(int) ((e >>> 32) - start)]++] = (int) e;
+                    sources[next[(int) (U32Pairs.first(e) - start)]++] = (int) U32Pairs.second(e);
                 }
             }
             try (Parts.Out out = new Parts.Out(dir, partition, 2)) {

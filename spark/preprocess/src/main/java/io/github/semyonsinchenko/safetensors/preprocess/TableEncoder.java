@@ -289,11 +289,11 @@ final class TableEncoder {
          */
         private static long textIndex(long[] packed, int[] cursor, int slot, long row) {
             int c = cursor[slot];
-            while (c < packed.length && (packed[c] >>> 32) < row) {
+            while (c < packed.length && U32Pairs.first(packed[c]) < row) {
                 c++;
             }
             cursor[slot] = c;
-            return c < packed.length && (packed[c] >>> 32) == row ? packed[c] & 0xFFFF_FFFFL : TEXT_NULL;
+            return c < packed.length && U32Pairs.first(packed[c]) == row ? U32Pairs.second(packed[c]) : TEXT_NULL;
         }
     }
 }

@@ -2,7 +2,6 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 
 import java.io.Serializable;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.function.IntToLongFunction;
@@ -15,13 +14,13 @@ import scala.Tuple2;
 
 /**
  * A table's text indices laid out like its ordered rows ({@link RowRanges}): partition {@code p}
- * holds, per text column, the (row, index) pairs of the rows of partition {@code p}, packed as
- * {@code row << 32 | index} and sorted, so the encoder reads them alongside the rows with one
- * cursor per column. Every non-null cell has a pair (a cut value's index is {@link #NO_INDEX}), so
- * a row without one is a null: the encoder takes the null bits from here and never reads the text
- * columns. The whole rows are never shuffled for their text: only the pairs move, from the
- * vocabulary's partitions, in few large records (one per vocabulary partition, column and target
- * partition) rather than one per cell.
+ * holds, per text column, the (row, index) pairs of the rows of partition {@code p} as sorted
+ * {@link U32Pairs}, so the encoder reads them alongside the rows with one cursor per column.
+ * Every non-null cell has a pair (a cut value's index is {@link #NO_INDEX}), so a row without one
+ * is a null: the encoder takes the null bits from here and never reads the text columns. The whole
+ * rows are never shuffled for their text: only the pairs move, from the vocabulary's partitions, in
+ * few large records (one per vocabulary partition, column and target partition) rather than one per
+ * cell.
  */
 final class TextIndices {
     private TextIndices() {}
@@ -38,7 +37,7 @@ final class TextIndices {
 
     /** Where a vocabulary element's non-null cells are and how each finds its index. */
     interface Cells<T> extends Serializable {
-        /** The element's non-null cells (global column {@code << 32 |} row). */
+        /** The element's non-null cells, as {@link U32Pairs} (global column, row). */
         long[] at(T element);
 
         /**
@@ -92,17 +91,6 @@ final class TextIndices {
         return pieces.partitionBy(new IdPartitioner(ranges.partitions())).mapPartitions(new Merge(slots), true);
     }
 
-    /** Row {@code row << 32 | index} in unsigned row order: Arrays.sort is signed, so the sign bit is flipped around it. */
-    static void sortByRow(long[] packed) {
-        for (int i = 0; i < packed.length; i++) {
-            packed[i] ^= Long.MIN_VALUE;
-        }
-        Arrays.sort(packed);
-        for (int i = 0; i < packed.length; i++) {
-            packed[i] ^= Long.MIN_VALUE;
-        }
-    }
-
     /** Buckets one vocabulary partition's cells of the table by slot and target partition (two passes: arrays of exact size). */
     private record Split<T>(Cells<T> cells, int colStart, int[] slotOf, int slots, RowRanges ranges)
             implements Function2<Integer, Iterator<T>, Iterator<Tuple2<Integer, Piece>>> {
@@ -117,9 +105,9 @@ final class TextIndices {
                 int[] bucket = new int[at.length]; // slot * targets + target partition, or -1
                 int[] size = new int[slots * targets];
                 for (int i = 0; i < at.length; i++) {
-                    int j = (int) (at[i] >>> 32) - colStart;
+                    int j = (int) U32Pairs.first(at[i]) - colStart;
                     int slot = j >= 0 && j < slotOf.length ? slotOf[j] : -1;
-                    bucket[i] = slot < 0 ? -1 : slot * targets + ranges.partitionOf(at[i] & 0xFFFF_FFFFL);
+                    bucket[i] = slot < 0 ? -1 : slot * targets + ranges.partitionOf(U32Pairs.second(at[i]));
                     if (bucket[i] >= 0) {
                         size[bucket[i]]++;
                     }
@@ -133,7 +121,7 @@ final class TextIndices {
                     int b = bucket[i];
                     if (b >= 0) {
                         long index = indexOf.applyAsLong(i);
-                        packed[b][fill[b]++] = (at[i] & 0xFFFF_FFFFL) << 32 | (index & 0xFFFF_FFFFL);
+                        packed[b][fill[b]++] = U32Pairs.pack(U32Pairs.second(at[i]), index);
                     }
                 }
                 for (int b = 0; b < packed.length; b++) {
@@ -170,7 +158,7 @@ final class TextIndices {
                     System.arraycopy(a, 0, all, at, a.length);
                     at += a.length;
                 }
-                sortByRow(all);
+                U32Pairs.sort(all);
                 out[k] = all;
             }
             return List.<long[][]>of(out).iterator();

@@ -75,9 +75,9 @@ final class TextVocabulary {
         for (LoadedTable t : tables) {
             int[] textColumns = textColumns(t);
             for (int j : textColumns) {
-                // (global column, row) packed into one long, high bits the column: its order is
+                // The cell's position is the pair (global column, row), so positions order
                 // column-then-row. The values stay Spark's UTF-8 bytes (TextCells cuts and hashes them).
-                long column = (long) (t.colStart() + j) << 32;
+                long column = U32Pairs.pack(t.colStart() + j, 0);
                 scans.add(t.df().select(col(ROW).plus(column).as("at"), col("c" + j)).queryExecution().toRdd()
                         .toJavaRDD());
                 columns.add(t.colStart() + j);

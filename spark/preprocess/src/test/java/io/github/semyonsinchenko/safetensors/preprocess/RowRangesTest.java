@@ -41,12 +41,4 @@ class RowRangesTest {
         assertNotNull(RowRanges.of(List.of(), 0, 100), "an empty table");
         assertNull(RowRanges.of(List.of(seen(0, 0, 5), seen(1, 5, 3)), 8, 4), "a partition too large");
     }
-
-    @Test
-    void packedPairsSortByUnsignedRow() {
-        long[] packed = {3L << 32 | 7, 0xFFFF_FFFEL << 32 | 1, 1L << 32 | 0xFFFF_FFFFL, 2L << 32};
-        TextIndices.sortByRow(packed);
-        assertArrayEquals(new long[] {1L << 32 | 0xFFFF_FFFFL, 2L << 32, 3L << 32 | 7, 0xFFFF_FFFEL << 32 | 1},
-                packed);
-    }
 }
