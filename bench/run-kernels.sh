@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the conversion and gather kernels and writes bench/results/kernels.md + kernels.png.
 #
-#   bench/run-kernels.sh            the measurement (about 55 minutes on 2 cores; run it on a quiet machine)
+#   bench/run-kernels.sh            the measurement (about 65 minutes on 2 cores; run it on a quiet machine)
 #   bench/run-kernels.sh --quick    a smoke run (about 10 minutes): proves the harness works end to end and
 #                                   writes to bench/results/smoke/ (ignored by git), never over the real results
 #
@@ -35,17 +35,19 @@ else
   default_jmh="-wi 3 -w 1s -i 4 -r 1s -f 1"
   # Random rows of a 1 GiB table vary with where the table and the indices land (pages, cache
   # sets): one fork of 4 iterations gave errors up to +-50% of the mean. The native row gathers
-  # (the target and its 4 KiB-page info rows) get 5 forks of 10 iterations, one per round (below): 3 forks kept the error
+  # (the target and its 4 KiB-page info rows) get 5 forks of 20 iterations, one per round (below): 3 forks kept the error
   # under 10% on an Intel Xeon but gave 10-17% on a KVM AMD EPYC (2026-11-26 report), where 5 forks
-  # of the target gave 6% and 9%; the other gathers (scalar, vector, gather-and-convert) are for information.
-  gather_jmh="-wi 3 -w 1s -i 10 -r 1s -f 1"
+  # of 10 iterations gave 6-7% in one report and 10.4% / 11.9% in the next (its iterations varied by
+  # about 20% of their mean); the other gathers (scalar, vector, gather-and-convert) are for information.
+  gather_jmh="-wi 3 -w 1s -i 20 -r 1s -f 1"
   gather_rounds=5
   # The fault guard's cost compares two means, so both need a small error: with 4 iterations of one
   # fork, JMH's 99.9% interval uses Student's t for 3 degrees of freedom (about 12.9) and came out at
   # +-13% to +-36% on two of the four cells. 5 forks x 10 iterations, made as 5 rounds of one fork
   # per side (see the guard runs below): 3 rounds still left the 4 KiB BF16->F32 cell at +-12% / +-10%
-  # on the KVM AMD EPYC (2026-11-26 report), too noisy for the 10% rule.
-  guard_jmh="-wi 3 -w 1s -i 10 -r 1s -f 1"
+  # on the KVM AMD EPYC (2026-11-26 report), too noisy for the 10% rule, and 5 rounds of 10 iterations
+  # +-9% / +-11% in a later one; hence 20 iterations.
+  guard_jmh="-wi 3 -w 1s -i 20 -r 1s -f 1"
   peer_args=()
 fi
 jmh_args="${JMH_ARGS:-$default_jmh} -bm avgt -tu ns -prof gc"
@@ -56,9 +58,9 @@ main_regex='ConvertBench|ConvertOtherBench|CopyBench|JdkF16Bench'
 native_gather_regex='Gather(Thp)?Bench\.gather$'
 other_gather_regex='Gather(Thp)?Bench\.gatherF16ToF32'
 guard_params='-p conversion=BF16_TO_F32,F32_TO_BF16_RNE -p path=native -p memory=offheap'
-# Forks of the full mode: main 127 x ~9 s, native row gathers 5 rounds x 12 x ~16 s (GatherThpBench: huge and
-# 4 KiB pages, 1 and 2 threads), other gathers 28 x ~10 s, fault guard 5 rounds x 2 sides x 4 x ~16 s: about
-# 55 minutes of JMH, plus the numpy peer and the build.
+# Forks of the full mode: main 127 x ~9 s, native row gathers 5 rounds x 12 x ~26 s (GatherThpBench: huge and
+# 4 KiB pages, 1 and 2 threads), other gathers 28 x ~10 s, fault guard 5 rounds x 2 sides x 4 x ~26 s: about
+# 65 minutes of JMH, plus the numpy peer and the build.
 
 raw="$out_dir/raw"
 mkdir -p "$raw"

@@ -539,7 +539,7 @@ def write_markdown(d: Data, out: Path, png_name: str) -> None:
               " gather target is read on the library's own huge-page memory (HugePages.allocate, what a"
               " loader uses for such a table) with the parallel gather on 2 threads (numpy.take has one;"
               " the single-threaded ratio is the line below it), and the info rows show the same gather on 4 KiB pages. A"
-              " gather's JMH error is the half-width of its 99.9% interval over 5 forks × 10 iterations (full"
+              " gather's JMH error is the half-width of its 99.9% interval over 5 forks × 20 iterations (full"
               " mode); over 10% of the mean, the ratio cannot be told from its neighbours."
               + (f" The native row gathers ran as {d.take_rounds} round{'s' if d.take_rounds != 1 else ''} of one fork each, every round after a"
                  " numpy.take run; numpy's time is the best sample of those runs, JMH's the mean over all the"
