@@ -43,7 +43,7 @@ else
   gather_rounds=5
   # The fault guard's cost compares two means, so both need a small error: with 4 iterations of one
   # fork, JMH's 99.9% interval uses Student's t for 3 degrees of freedom (about 12.9) and came out at
-  # +-13% to +-36% on two of the four cells. 5 forks x 10 iterations, made as 5 rounds of one fork
+  # +-13% to +-36% on two of the four cells. 5 forks per side, made as 5 rounds of one fork
   # per side (see the guard runs below): 3 rounds still left the 4 KiB BF16->F32 cell at +-12% / +-10%
   # on the KVM AMD EPYC (2026-11-26 report), too noisy for the 10% rule, and 5 rounds of 10 iterations
   # +-9% / +-11% in a later one; hence 20 iterations.
