@@ -53,7 +53,7 @@ extern "C" {
                                   mapped file truncated by another process; dst may be partly written */
 
 /* ABI version of this header; bumped on any incompatible change. Java refuses a mismatch. */
-#define ST_ABI_VERSION 2
+#define ST_ABI_VERSION 3
 
 /* Library version string, e.g. "0.1.0". Never NULL. */
 ST_API const char *st_version(void);
@@ -71,8 +71,17 @@ ST_API int st_abi_version(void);
  * checks; a memory area that another thread unmaps or remaps during a call is
  * still the caller's responsibility (it may read someone else's memory).
  */
-/* 1 if the handler is installed and still the one the process has. */
+/* 1 if calls are guarded: the handler is installed, still the one the process
+   has, and not switched off. */
 ST_API int st_fault_guard_active(void);
+/*
+ * Switches the guard on (on != 0) or off for the kernel calls that start after
+ * it returns, in every thread; returns st_fault_guard_active(). Off, a fault in
+ * a kernel ends the process as without the guard. It can be switched on only
+ * where the handler was installed at load. The switch exists to measure the
+ * guard's cost inside one process, where everything else stays the same.
+ */
+ST_API int st_fault_guard_enable(int on);
 /* The address of the last fault this thread turned into ST_ERR_FAULT (0 if none). */
 ST_API uintptr_t st_last_fault_address(void);
 

@@ -20,7 +20,8 @@ static __thread void *last_fault __attribute__((tls_model("initial-exec")));
 /* This library's executable segment: the only PCs whose faults are ours. */
 static uintptr_t code_lo, code_hi;
 static struct sigaction previous[2]; /* SIGBUS, SIGSEGV as they were before us */
-int stn_guard_installed;              /* 1 once both handlers are ours */
+static int handlers_installed;       /* 1 once both handlers are ours */
+int stn_guard_on;                    /* see fault_guard.h */
 
 #if defined(__linux__) && defined(__x86_64__)
 #define STN_FAULT_PC(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_RIP])
@@ -132,7 +133,8 @@ void stn_guard_install(void)
         return;
     if (!dl_iterate_phdr(find_segment, (void *)(uintptr_t)stn_guard_install))
         return;
-    stn_guard_installed = install_one(SIGBUS) && install_one(SIGSEGV);
+    handlers_installed = install_one(SIGBUS) && install_one(SIGSEGV);
+    __atomic_store_n(&stn_guard_on, handlers_installed, __ATOMIC_RELAXED);
 #endif
 }
 
@@ -143,10 +145,18 @@ void stn_guard_landed(struct stn_guard *g)
     last_fault = g->fault_address;
 }
 
+ST_API int st_fault_guard_enable(int on)
+{
+    /* The handlers stay installed either way: a call already inside the guard
+       when it is switched off keeps its protection to the end. */
+    __atomic_store_n(&stn_guard_on, on != 0 && handlers_installed, __ATOMIC_RELAXED);
+    return st_fault_guard_active();
+}
+
 ST_API int st_fault_guard_active(void)
 {
 #ifdef STN_FAULT_PC
-    if (!stn_guard_installed)
+    if (!__atomic_load_n(&stn_guard_on, __ATOMIC_RELAXED))
         return 0;
     /* Someone may have installed a handler over ours since (checked on demand). */
     struct sigaction bus, segv;

@@ -58,11 +58,13 @@ struct stn_guard {
 /* The guard of the current thread's kernel call, or NULL. */
 extern __thread struct stn_guard *stn_guard_current __attribute__((tls_model("initial-exec")));
 
-/* 1 when the handlers are installed (set once, by the library constructor);
-   0 with SAFETENSORS_NATIVE_FAULT_GUARD=0 or where installing failed: calls
-   then run unguarded, without the setjmp, which makes that setting the
-   baseline for measuring what the guard costs. */
-extern int stn_guard_installed;
+/* 1 when calls are guarded: set by the library constructor once its handlers
+   are installed, and switched by st_fault_guard_enable. 0 with
+   SAFETENSORS_NATIVE_FAULT_GUARD=0, where installing failed, or switched off:
+   calls then run unguarded, without the setjmp, which is the baseline for
+   measuring what the guard costs. Read once per call (relaxed atomic: the
+   switch orders nothing else). */
+extern int stn_guard_on;
 
 /* Restores the signal mask after a jump out of the handler and records the fault. */
 void stn_guard_landed(struct stn_guard *g);
@@ -75,7 +77,7 @@ void stn_guard_landed(struct stn_guard *g);
 #define STN_GUARDED(RC, CALL)                                                              \
     do {                                                                                   \
         struct stn_guard stn_g_;                                                           \
-        if (!stn_guard_installed) {                                                        \
+        if (!__atomic_load_n(&stn_guard_on, __ATOMIC_RELAXED)) {                           \
             (RC) = (CALL);                                                                 \
         } else if (STN_SETJMP(stn_g_.env) == 0) {                                          \
             stn_guard_current = &stn_g_;                                                   \

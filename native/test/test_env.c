@@ -82,6 +82,9 @@ int main(void)
     if (st_fault_guard_active() != guard_wanted)
         fail("st_fault_guard_active() = %d with SAFETENSORS_NATIVE_FAULT_GUARD=%s", st_fault_guard_active(),
              guard ? guard : "(unset)");
+    /* Without the handler the switch cannot turn the guard on. */
+    if (!guard_wanted && st_fault_guard_enable(1) != 0)
+        fail("st_fault_guard_enable(1) turned the guard on with SAFETENSORS_NATIVE_FAULT_GUARD=0");
 #else
     (void)guard_wanted;
 #endif

@@ -215,6 +215,35 @@ static void test_foreign_fault_passed_on(void)
         fail("st_fault_guard_active() is 0 after the child's fault (the parent's handler changed?)");
 }
 
+/* st_fault_guard_enable(0): a kernel's fault is no longer caught, so it ends the
+   process (checked in a child); switched on again, it is ST_ERR_FAULT again. */
+static void test_switch(void)
+{
+    if (st_fault_guard_enable(0) != 0 || st_fault_guard_active())
+        fail("st_fault_guard_enable(0) left the guard active");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        map_truncated(0);
+        float *dst = xmalloc(MAP_BYTES * 2);
+        int rc = st_bf16_to_f32(dst, (const uint16_t *)g_map, MAP_BYTES / 2);
+        _exit(rc == ST_ERR_FAULT ? 3 : 0); /* reached only if the fault did not end the child */
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3))
+        fail("with the guard switched off, a kernel's fault %s", WEXITSTATUS(status) == 3
+             ? "was still turned into ST_ERR_FAULT" : "did not happen");
+    if (st_fault_guard_enable(1) != 1 || !st_fault_guard_active())
+        fail("st_fault_guard_enable(1) did not switch the guard back on");
+    map_truncated(0);
+    float *dst = xmalloc(MAP_BYTES * 2);
+    check_fault(st_bf16_to_f32(dst, (const uint16_t *)g_map, MAP_BYTES / 2), "bf16_to_f32 after switching back on",
+                g_map + KEEP_BYTES, MAP_BYTES - KEEP_BYTES);
+    free(dst);
+    unmap();
+}
+
 int main(int argc, char **argv)
 {
     test_begin(argc, argv, "fault");
@@ -230,5 +259,6 @@ int main(int argc, char **argv)
     test_caller_state_survives();
     test_alternate_signal_stack();
     test_foreign_fault_passed_on();
+    test_switch();
     return test_end("fault");
 }

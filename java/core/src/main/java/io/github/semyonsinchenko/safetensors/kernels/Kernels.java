@@ -116,6 +116,32 @@ public final class Kernels {
         return Optional.ofNullable(NativeLibrary.FAILURE);
     }
 
+    /**
+     * Whether the native library's fault guard is on: a fault during a native call (a mapped file
+     * truncated by another process) then becomes a {@link MappedFileFaultException} instead of
+     * ending the JVM. False when this JVM runs another path than {@link Implementation#NATIVE}, with
+     * {@code SAFETENSORS_NATIVE_FAULT_GUARD=0} in the environment at load, or after
+     * {@link #nativeFaultGuard(boolean) nativeFaultGuard(false)}.
+     *
+     * @throws IllegalStateException as {@link #implementation()}
+     */
+    public static boolean nativeFaultGuardActive() {
+        return implementation() == Implementation.NATIVE && NativeBackend.faultGuardActive();
+    }
+
+    /**
+     * Switches the native fault guard on or off for the native calls that start afterwards, in every
+     * thread, and returns {@link #nativeFaultGuardActive()}. Off, a fault on a mapped file ends the
+     * JVM, as before the guard existed: the switch is there to measure the guard's cost inside one
+     * JVM, everything else unchanged ({@code bench/run-kernels.sh} does). It can be switched on only
+     * where the library installed its signal handler at load, and only on the native path.
+     *
+     * @throws IllegalStateException as {@link #implementation()}
+     */
+    public static boolean nativeFaultGuard(boolean on) {
+        return implementation() == Implementation.NATIVE && NativeBackend.enableFaultGuard(on);
+    }
+
     // ------------------------------------------------------------------ conversions on segments
 
     /**

@@ -40,6 +40,8 @@ final class NativeBackend extends Backend {
             LIB.downcall("st_isa_supported", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle MH_st_fault_guard_active =
             LIB.downcall("st_fault_guard_active", FunctionDescriptor.of(JAVA_INT));
+    static final MethodHandle MH_st_fault_guard_enable =
+            LIB.downcall("st_fault_guard_enable", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle MH_st_last_fault_address =
             LIB.downcall("st_last_fault_address", FunctionDescriptor.of(JAVA_LONG));
     static final MethodHandle MH_st_select_isa =
@@ -175,6 +177,15 @@ final class NativeBackend extends Backend {
     static boolean faultGuardActive() {
         try {
             return (int) MH_st_fault_guard_active.invokeExact() != 0;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Switches the guard for the calls that start afterwards (st_fault_guard_enable); whether it is on now. */
+    static boolean enableFaultGuard(boolean on) {
+        try {
+            return (int) MH_st_fault_guard_enable.invokeExact(on ? 1 : 0) != 0;
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -28,7 +28,7 @@ import java.util.Optional;
  * system property {@code safetensors.native.library} names a library file to load instead.
  */
 final class NativeLibrary {
-    static final int EXPECTED_ABI = 2;
+    static final int EXPECTED_ABI = 3;
     static final String LIBRARY_PROPERTY = "safetensors.native.library";
     private static final System.Logger LOG = System.getLogger("io.github.semyonsinchenko.safetensors.kernels");
 
