@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the conversion and gather kernels and writes bench/results/kernels.md + kernels.png.
 #
-#   bench/run-kernels.sh            the measurement (about 65 minutes on 2 cores; run it on a quiet machine)
+#   bench/run-kernels.sh            the measurement (about 60 minutes on 2 cores; run it on a quiet machine)
 #   bench/run-kernels.sh --quick    a smoke run (about 10 minutes): proves the harness works end to end and
 #                                   writes to bench/results/smoke/ (ignored by git), never over the real results
 #
@@ -26,7 +26,7 @@ if [ "$mode" = quick ]; then
   default_jmh="-wi 1 -w 300ms -i 2 -r 200ms -f 1"
   gather_jmh="$default_jmh"
   gather_rounds=1
-  guard_jmh="$default_jmh"
+  guard_jmh="-wi 2 -w 300ms -i 4 -r 200ms -f 1" # one group of four: the smallest the report can read
   peer_args=(--quick)
 else
   out_dir=bench/results
@@ -41,26 +41,22 @@ else
   # about 20% of their mean); the other gathers (scalar, vector, gather-and-convert) are for information.
   gather_jmh="-wi 3 -w 1s -i 20 -r 1s -f 1"
   gather_rounds=5
-  # The fault guard's cost compares two means, so both need a small error: with 4 iterations of one
-  # fork, JMH's 99.9% interval uses Student's t for 3 degrees of freedom (about 12.9) and came out at
-  # +-13% to +-36% on two of the four cells. 5 forks per side, made as 5 rounds of one fork
-  # per side (see the guard runs below): 3 rounds still left the 4 KiB BF16->F32 cell at +-12% / +-10%
-  # on the KVM AMD EPYC (2026-11-26 report), too noisy for the 10% rule, and 5 rounds of 10 iterations
-  # +-9% / +-11% in a later one; hence 20 iterations.
-  guard_jmh="-wi 3 -w 1s -i 20 -r 1s -f 1"
+  # The fault guard's cost is paired inside each fork (FaultGuardBench switches the guard on and off
+  # in turn, on off off on ...): 40 measured iterations are 10 groups of four a fork, 4 forks a cell.
+  # An even number of warm-ups warms both sides alike.
+  guard_jmh="-wi 4 -w 1s -i 40 -r 1s -f 4"
   peer_args=()
 fi
 jmh_args="${JMH_ARGS:-$default_jmh} -bm avgt -tu ns -prof gc"
 gather_args="${JMH_ARGS:-$gather_jmh} -bm avgt -tu ns -prof gc"
-guard_args="${JMH_ARGS:-$guard_jmh} -bm avgt -tu ns -prof gc"
+guard_args="${JMH_ARGS:-$guard_jmh} -bm avgt -tu ns"
 # The benchmarks of this report (the jar has others, e.g. OpenBench for bench/run-open.sh).
 main_regex='ConvertBench|ConvertOtherBench|CopyBench|JdkF16Bench'
 native_gather_regex='Gather(Thp)?Bench\.gather$'
 other_gather_regex='Gather(Thp)?Bench\.gatherF16ToF32'
-guard_params='-p conversion=BF16_TO_F32,F32_TO_BF16_RNE -p path=native -p memory=offheap'
 # Forks of the full mode: main 127 x ~9 s, native row gathers 5 rounds x 12 x ~26 s (GatherThpBench: huge and
-# 4 KiB pages, 1 and 2 threads), other gathers 28 x ~10 s, fault guard 5 rounds x 2 sides x 4 x ~26 s: about
-# 65 minutes of JMH, plus the numpy peer and the build.
+# 4 KiB pages, 1 and 2 threads), other gathers 28 x ~10 s, fault guard 4 cells x 4 forks x ~46 s: about
+# 60 minutes of JMH, plus the numpy peer and the build.
 
 raw="$out_dir/raw"
 mkdir -p "$raw"
@@ -100,7 +96,7 @@ jmh() {
 if [ $# -gt 0 ]; then
   echo "==> [4/6] JMH: $jmh_args $*"
   jmh "$raw/jmh.json" $jmh_args "$@"
-  rm -f "$raw/jmh-guard-on.json" "$raw/jmh-guard-off.json" "$raw/peer-take.json"
+  rm -f "$raw/jmh-guard.json" "$raw/jmh-guard-on.json" "$raw/jmh-guard-off.json" "$raw/peer-take.json"
 else
   echo "==> [4/6] JMH, five runs:"
   echo "    conversions and copies: $jmh_args $main_regex"
@@ -126,22 +122,10 @@ else
   echo "    other gathers: $jmh_args"
   jmh "$raw/jmh-gather-scalar-vector.json" $jmh_args "GatherBench\.gather$" -p path=scalar,vector
   jmh "$raw/jmh-gather-convert.json" $jmh_args "$other_gather_regex"
-  # The fault guard's cost: a widening and a narrowing, native, with the guard and without it. The two
-  # sides alternate, one fork at a time, and each side's forks are pooled (mean and JMH's error over all
-  # their iterations): one whole run per side let the machine's drift between the runs (minutes apart)
-  # show up as the guard's cost.
-  guard_rounds=5
-  echo "    fault guard on / off (SAFETENSORS_NATIVE_FAULT_GUARD=0), $guard_rounds alternating rounds: $guard_args ConvertBench $guard_params"
-  for round in $(seq "$guard_rounds"); do
-    jmh "$raw/jmh-guard-on-$round.json" $guard_args 'ConvertBench' $guard_params
-    SAFETENSORS_NATIVE_FAULT_GUARD=0 jmh "$raw/jmh-guard-off-$round.json" $guard_args 'ConvertBench' $guard_params
-  done
-  for side in on off; do
-    rounds=()
-    for round in $(seq "$guard_rounds"); do rounds+=("$raw/jmh-guard-$side-$round.json"); done
-    st_uv run -q --project bench/python python bench/python/report.py pool --out "$raw/jmh-guard-$side.json" "${rounds[@]}"
-    rm "${rounds[@]}"
-  done
+  # The fault guard's cost: a widening and a narrowing, native, 4 KiB and 64 MiB, the guard switched
+  # on and off in turn inside each fork (FaultGuardBench); the report pairs the iterations.
+  echo "    fault guard, switched on and off inside each fork: $guard_args FaultGuardBench"
+  jmh "$raw/jmh-guard.json" $guard_args FaultGuardBench
   python3 -c 'import json, sys; json.dump(sum((json.load(open(f)) for f in sys.argv[2:]), []), open(sys.argv[1], "w"), indent=1)' \
     "$raw/jmh.json" "$raw/jmh-main.json" "$raw/jmh-gather-native.json" "$raw/jmh-gather-scalar-vector.json" \
     "$raw/jmh-gather-convert.json"

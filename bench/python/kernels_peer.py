@@ -102,6 +102,7 @@ def timeit(fn, repeats: int, min_sample_s: float) -> dict:
     return {
         "best_s": min(samples),
         "median_s": statistics.median(samples),
+        "mean_s": statistics.fmean(samples),
         "repeats": repeats,
         "number": number,
     }
@@ -193,7 +194,7 @@ def main() -> None:
         "indices": args.indices,
         "only": args.only,
         "row_elems": ROW_ELEMS,
-        "timer": "time.perf_counter, best of N samples (median also kept)",
+        "timer": "time.perf_counter, best of N samples (median and mean also kept)",
     }
     with open(args.out, "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=1)
