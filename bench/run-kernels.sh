@@ -26,6 +26,7 @@ if [ "$mode" = quick ]; then
   default_jmh="-wi 1 -w 300ms -i 2 -r 200ms -f 1"
   gather_jmh="$default_jmh"
   gather_rounds=1
+  gather_info_rounds=1
   guard_jmh="-wi 2 -w 300ms -i 4 -r 200ms -f 1" # one group of four: the smallest the report can read
   peer_args=(--quick)
 else
@@ -34,13 +35,16 @@ else
   # Two warm-ups are not enough for the Vector path to reach C2 on a busy machine.
   default_jmh="-wi 3 -w 1s -i 4 -r 1s -f 1"
   # Random rows of a 1 GiB table vary with where the table and the indices land (pages, cache
-  # sets): one fork of 4 iterations gave errors up to +-50% of the mean. The native row gathers
-  # (the target and its 4 KiB-page info rows) get 5 forks of 20 iterations, one per round (below): 3 forks kept the error
-  # under 10% on an Intel Xeon but gave 10-17% on a KVM AMD EPYC (2026-11-26 report), where 5 forks
-  # of 10 iterations gave 6-7% in one report and 10.4% / 11.9% in the next (its iterations varied by
-  # about 20% of their mean); the other gathers (scalar, vector, gather-and-convert) are for information.
+  # sets): one fork of 4 iterations gave errors up to +-50% of the mean. The target gathers get one
+  # fork of 20 iterations in each of 10 rounds (below), their info rows (4 KiB pages, one thread) in
+  # the first 3 rounds. On a KVM AMD EPYC 3 forks of 10 iterations gave errors of 10-17%
+  # (2026-11-26), 5 of 10 gave 6-7% in one report and 10.4% / 11.9% in the next, and 5 of 20 gave
+  # 7.9% / 4.6% and then 10.7% / 9.7% (2026-11-27 02:28), the round means ranging from 2.8 to 4.8 ms
+  # as the machine's speed moved: the spread between rounds dominates, and only more rounds shrink it.
+  # The other gathers (scalar, vector, gather-and-convert) are for information.
   gather_jmh="-wi 3 -w 1s -i 20 -r 1s -f 1"
-  gather_rounds=5
+  gather_rounds=10
+  gather_info_rounds=3
   # The fault guard's cost is paired inside each fork (FaultGuardBench switches the guard on and off
   # in turn, on off off on ...): 40 measured iterations are 10 groups of four a fork, 4 forks a cell.
   # An even number of warm-ups warms both sides alike.
@@ -52,11 +56,16 @@ gather_args="${JMH_ARGS:-$gather_jmh} -bm avgt -tu ns -prof gc"
 guard_args="${JMH_ARGS:-$guard_jmh} -bm avgt -tu ns"
 # The benchmarks of this report (the jar has others, e.g. OpenBench for bench/run-open.sh).
 main_regex='ConvertBench|ConvertOtherBench|CopyBench|JdkF16Bench'
-native_gather_regex='Gather(Thp)?Bench\.gather$'
+# The gather target: 2 threads, the table in the library's huge pages. Its info rows: one thread on
+# the same table, and the table in 4 KiB pages (GatherBench's native offheap row is the one-thread
+# form of that; GatherThpBench adds the 2-thread one).
+target_gather=(GatherThpBench.gather$ -p memory=offheap-thp -p threads=2)
+info_gathers=("GatherThpBench.gather$ -p memory=offheap-thp -p threads=1" "GatherThpBench.gather$ -p memory=offheap -p threads=2"
+  "GatherBench.gather$ -p path=native")
 other_gather_regex='Gather(Thp)?Bench\.gatherF16ToF32'
-# Forks of the full mode: main 127 x ~9 s, native row gathers 5 rounds x 12 x ~26 s (GatherThpBench: huge and
-# 4 KiB pages, 1 and 2 threads), other gathers 28 x ~10 s, fault guard 4 cells x 4 forks x ~46 s: about
-# 60 minutes of JMH, plus the numpy peer and the build.
+# Forks of the full mode: main 127 x ~9 s, native row gathers 10 rounds x 2 x ~26 s (the target) and 3 rounds x
+# 8 x ~26 s (their info rows), other gathers 28 x ~10 s, fault guard 4 cells x 4 forks x ~46 s: about 55 minutes
+# of JMH, plus the numpy peer and the build.
 
 raw="$out_dir/raw"
 mkdir -p "$raw"
@@ -104,17 +113,22 @@ else
   # The gather target compares two runs: one of them minutes apart from the other drifted 1.5x on this
   # KVM machine between a report's start and end. So the native row gathers run as rounds of one fork,
   # each after a numpy.take run (kernels_peer.py --only take); each side's rounds are pooled.
-  echo "    native row gathers (the target), $gather_rounds rounds of numpy.take then one fork: $gather_args $native_gather_regex -p path=native"
-  for round in $(seq "$gather_rounds"); do
-    st_uv run -q --project bench/python python bench/python/kernels_peer.py "${peer_args[@]}" --only take \
-      --out "$raw/peer-take-$round.json"
-    jmh "$raw/jmh-gather-native-$round.json" $gather_args "$native_gather_regex" -p path=native
-  done
+  echo "    native row gathers, $gather_rounds rounds of numpy.take then one fork of the target, the info rows in the first $gather_info_rounds: $gather_args"
   rounds=()
   takes=()
   for round in $(seq "$gather_rounds"); do
-    rounds+=("$raw/jmh-gather-native-$round.json")
+    st_uv run -q --project bench/python python bench/python/kernels_peer.py "${peer_args[@]}" --only take \
+      --out "$raw/peer-take-$round.json"
     takes+=("$raw/peer-take-$round.json")
+    jmh "$raw/jmh-gather-target-$round.json" $gather_args "${target_gather[@]}"
+    rounds+=("$raw/jmh-gather-target-$round.json")
+    if [ "$round" -le "$gather_info_rounds" ]; then
+      for i in "${!info_gathers[@]}"; do
+        # shellcheck disable=SC2086 # each entry is a regex and its -p options
+        jmh "$raw/jmh-gather-info-$round-$i.json" $gather_args ${info_gathers[$i]}
+        rounds+=("$raw/jmh-gather-info-$round-$i.json")
+      done
+    fi
   done
   st_uv run -q --project bench/python python bench/python/report.py pool --out "$raw/jmh-gather-native.json" "${rounds[@]}"
   st_uv run -q --project bench/python python bench/python/report.py pool-peer --out "$raw/peer-take.json" "${takes[@]}"

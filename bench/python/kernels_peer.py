@@ -103,6 +103,7 @@ def timeit(fn, repeats: int, min_sample_s: float) -> dict:
         "best_s": min(samples),
         "median_s": statistics.median(samples),
         "mean_s": statistics.fmean(samples),
+        "stdev_s": statistics.stdev(samples) if len(samples) > 1 else 0.0,
         "repeats": repeats,
         "number": number,
     }

@@ -126,7 +126,8 @@ def load_jmh(path: Path) -> list[dict]:
         err = err * scale if isinstance(err, (int, float)) and not math.isnan(err) else None
         alloc = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {}).get("score")
         row = {"ns": ns, "err_ns": err, "alloc_b_op": alloc, "memory": p.get("memory"),
-               "raw_samples": len(pm.get("rawData", [[]])[0]) if pm.get("rawData") else None}
+               "raw_samples": len(pm.get("rawData", [[]])[0]) if pm.get("rawData") else None,
+               "fork_count": len(pm.get("rawData") or [])}
         if cls in ("ConvertBench", "ConvertOtherBench"):
             size = int(p["size"])
             src, dst = conv_bytes(p["conversion"], size)
@@ -236,6 +237,13 @@ class Data:
             for r in rounds["results"]:
                 if r["kind"] == "take":
                     self.np[(r["name"] + "_" + r["index"].upper(), r["variant"], "gather")] = r
+
+    def np_mean_err(self, op: str, variant: str, size) -> float | None:
+        """The half-width of the 99.9% interval of numpy's mean (as JMH's error), as a share of it."""
+        r = self.np.get((op, variant, size))
+        if not r or not r.get("stdev_s") or not r.get("mean_s") or r["repeats"] < 2:
+            return None
+        return t_quantile(0.9995, r["repeats"] - 1) * r["stdev_s"] / math.sqrt(r["repeats"]) / r["mean_s"]
 
     def np_ns(self, op: str, variant: str, size, stat: str = "best_s") -> float | None:
         """numpy's time per call: its best sample (the tables), or with stat "mean_s" its mean."""
@@ -506,9 +514,12 @@ def targets(d: Data) -> list[tuple[str, list[Check]]]:
     checks = []
     for idx in ("I64", "U32"):
         r = d.k(f"GATHER_{idx}", "native-2t", "offheap-thp", "gather")
+        np_err = d.np_mean_err(f"GATHER_{idx}", "take", "gather")
+        np_mean = d.np_ns(f"GATHER_{idx}", "take", "gather", "mean_s")
+        np_text = "" if np_err is None else f" (numpy's mean {fmt_time(np_mean)} ± {100 * np_err:.0f}%)"
         checks.append(Check(f"gather split over 2 threads (Kernels.gather with an executor), table in library huge"
                             f" pages (HugePages.allocate), {idx.lower()} indices, vs numpy.take (one thread):"
-                            f" mean ÷ mean over the same rounds",
+                            f" mean ÷ mean over the same rounds{np_text}",
                             ratio(d.np_ns(f"GATHER_{idx}", "take", "gather", "mean_s"), r["ns"] if r else None), 3.0))
         checks.append(Check(f"the same gather's JMH error, as a share of its mean", rel_err(r), 0.10, "max"))
         checks.append(Check(f"(stricter, the form of earlier reports) numpy's best sample ÷ the same mean",
@@ -540,6 +551,14 @@ def targets(d: Data) -> list[tuple[str, list[Check]]]:
                               3.0))
     res.append(("(info, not the target) the same with the table in ordinary 4 KiB pages", info))
     return res
+
+
+def target_forks(d: Data) -> str:
+    """" (the target: 10 forks × 20 iterations)", from the target gather's raw data."""
+    r = d.k("GATHER_I64", "native-2t", "offheap-thp", "gather")
+    if not r or not r["fork_count"]:
+        return ""
+    return f" (the target: {r['fork_count']} fork{'s' if r['fork_count'] != 1 else ''} × {r['raw_samples']} iterations)"
 
 
 def write_markdown(d: Data, out: Path, png_name: str) -> None:
@@ -576,9 +595,10 @@ def write_markdown(d: Data, out: Path, png_name: str) -> None:
               " gather target is read on the library's own huge-page memory (HugePages.allocate, what a"
               " loader uses for such a table) with the parallel gather on 2 threads (numpy.take has one;"
               " the single-threaded ratio is the line below it), and the info rows show the same gather on 4 KiB pages. A"
-              " gather's JMH error is the half-width of its 99.9% interval over 5 forks × 20 iterations (full"
-              " mode); over 10% of the mean, the ratio cannot be told from its neighbours."
-              + (f" The native row gathers ran as {d.take_rounds} round{'s' if d.take_rounds != 1 else ''} of one fork each, every round after a"
+              " gather's JMH error is the half-width of its 99.9% interval over all its forks' iterations"
+              f"{target_forks(d)}; over 10% of the mean, the ratio cannot be told from its neighbours."
+              + (f" The target gathers ran as {d.take_rounds} round{'s' if d.take_rounds != 1 else ''} of one fork"
+                 " each (their info rows in the first rounds only), every round after a"
                  " numpy.take run, so both sides of the ratio come from the same minutes (this machine's"
                  " speed drifts between a report's first and last benchmark). The gather target compares like"
                  " with like: numpy's mean over all its samples of those runs against JMH's mean over all the"
@@ -761,7 +781,13 @@ def pool_peer(inputs: list[Path], out: Path) -> None:
         r["best_s"] = min(x["best_s"] for x in runs)
         r["median_s"] = statistics.median(x["median_s"] for x in runs)
         r["repeats"] = sum(x["repeats"] for x in runs)
-        r["mean_s"] = sum(x["mean_s"] * x["repeats"] for x in runs) / r["repeats"]
+        n = r["repeats"]
+        r["mean_s"] = sum(x["mean_s"] * x["repeats"] for x in runs) / n
+        # All samples' standard deviation, from each run's mean and deviation (within plus between runs).
+        if all("stdev_s" in x for x in runs) and n > 1:
+            ss = sum((x["repeats"] - 1) * x["stdev_s"] ** 2 + x["repeats"] * (x["mean_s"] - r["mean_s"]) ** 2
+                     for x in runs)
+            r["stdev_s"] = math.sqrt(ss / (n - 1))
         results.append(r)
     out.write_text(json.dumps({"meta": dict(meta, rounds=len(inputs)), "results": results}, indent=1) + "\n")
 
