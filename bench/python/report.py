@@ -554,7 +554,7 @@ def targets(d: Data) -> list[tuple[str, list[Check]]]:
 
 
 def target_forks(d: Data) -> str:
-    """" (the target: 10 forks × 20 iterations)", from the target gather's raw data."""
+    """The text " (the target: 10 forks × 20 iterations)", from the target gather's raw data."""
     r = d.k("GATHER_I64", "native-2t", "offheap-thp", "gather")
     if not r or not r["fork_count"]:
         return ""
