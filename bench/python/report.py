@@ -748,16 +748,8 @@ def pool_jmh(inputs: list[Path], out: Path) -> None:
             pooled[key]["primaryMetric"]["rawData"] += r["primaryMetric"].get("rawData", [])
     for r in pooled.values():
         pm = r["primaryMetric"]
-        xs = [x for fork in pm["rawData"] for x in fork]
-        n = len(xs)
-        mean = sum(xs) / n
-        pm["score"] = mean
-        if n > 1:
-            sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-            pm["scoreError"] = t_quantile(0.9995, n - 1) * sd / math.sqrt(n)
-        else:
-            pm["scoreError"] = float("nan")
-        pm["scoreConfidence"] = [mean - pm["scoreError"], mean + pm["scoreError"]]
+        pm["score"], pm["scoreError"] = mean_err([x for fork in pm["rawData"] for x in fork])
+        pm["scoreConfidence"] = [pm["score"] - pm["scoreError"], pm["score"] + pm["scoreError"]]
         r["forks"] = len(pm["rawData"])
         r.pop("secondaryMetrics", None)  # per-run -prof gc numbers do not pool; the report does not use them here
     out.write_text(json.dumps(list(pooled.values()), indent=1) + "\n")

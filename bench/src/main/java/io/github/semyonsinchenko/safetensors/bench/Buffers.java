@@ -6,6 +6,7 @@ import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I16;
 import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I32;
 import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I64;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.Implementation;
 import io.github.semyonsinchenko.safetensors.kernels.IndexType;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
@@ -71,6 +72,23 @@ final class Buffers {
             case F64 -> MemorySegment.ofArray(new double[len]);
             default -> throw new IllegalArgumentException("no benchmark buffer for " + d);
         };
+    }
+
+    /** The buffers of a conversion benchmark: {@code count} source elements and room for their results. */
+    record ConversionBuffers(MemorySegment src, MemorySegment dst, long count) {}
+
+    /**
+     * The source ({@code size} bytes, filled with seed 42) and destination (filled with seed 43, so
+     * every page is touched before timing) of conversion {@code c}: every conversion benchmark
+     * measures the same data.
+     */
+    static ConversionBuffers conversion(Conversion c, long size, boolean heap, Arena arena) {
+        long count = size / c.sourceBytes();
+        MemorySegment src = allocate(c.source(), size, heap, arena);
+        MemorySegment dst = allocate(c.target(), count * c.targetBytes(), heap, arena);
+        fill(src, c.source(), 42);
+        fill(dst, c.target(), 43);
+        return new ConversionBuffers(src, dst, count);
     }
 
     /** AnonHugePages of this process in kB (from /proc/self/smaps_rollup), or -1 when unknown. */

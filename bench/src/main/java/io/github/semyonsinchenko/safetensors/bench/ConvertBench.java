@@ -53,13 +53,11 @@ public class ConvertBench {
     public void setUp() {
         Buffers.selectPath(path);
         c = Conversion.valueOf(conversion);
-        boolean heap = Buffers.heap(memory);
         arena = Arena.ofShared();
-        count = size / c.sourceBytes();
-        src = Buffers.allocate(c.source(), size, heap, arena);
-        dst = Buffers.allocate(c.target(), count * c.targetBytes(), heap, arena);
-        Buffers.fill(src, c.source(), 42);
-        Buffers.fill(dst, c.target(), 43); // touch every destination page before timing
+        Buffers.ConversionBuffers b = Buffers.conversion(c, size, Buffers.heap(memory), arena);
+        src = b.src();
+        dst = b.dst();
+        count = b.count();
     }
 
     @TearDown(Level.Trial)

@@ -65,11 +65,10 @@ public class FaultGuardBench {
         }
         c = Conversion.valueOf(conversion);
         arena = Arena.ofShared();
-        count = size / c.sourceBytes();
-        src = Buffers.allocate(c.source(), size, false, arena);
-        dst = Buffers.allocate(c.target(), count * c.targetBytes(), false, arena);
-        Buffers.fill(src, c.source(), 42);
-        Buffers.fill(dst, c.target(), 43);
+        Buffers.ConversionBuffers b = Buffers.conversion(c, size, false, arena);
+        src = b.src();
+        dst = b.dst();
+        count = b.count();
     }
 
     @Setup(Level.Iteration)
