@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the conversion and gather kernels and writes bench/results/kernels.md + kernels.png.
 #
-#   bench/run-kernels.sh            the measurement (about 60 minutes on 2 cores; run it on a quiet machine)
+#   bench/run-kernels.sh            the measurement (about 50 minutes on 2 cores; run it on a quiet machine)
 #   bench/run-kernels.sh --quick    a smoke run (about 10 minutes): proves the harness works end to end and
 #                                   writes to bench/results/smoke/ (ignored by git), never over the real results
 #
@@ -27,7 +27,7 @@ if [ "$mode" = quick ]; then
   gather_jmh="$default_jmh"
   gather_rounds=1
   gather_info_rounds=1
-  guard_jmh="-wi 2 -w 300ms -i 4 -r 200ms -f 1" # one group of four: the smallest the report can read
+  guard_jmh="-wi 1 -w 300ms -i 2 -r 200ms -f 1" # two paired iterations: the fewest with an error
   peer_args=(--quick)
 else
   out_dir=bench/results
@@ -45,10 +45,9 @@ else
   gather_jmh="-wi 3 -w 1s -i 20 -r 1s -f 1"
   gather_rounds=10
   gather_info_rounds=3
-  # The fault guard's cost is paired inside each fork (FaultGuardBench switches the guard on and off
-  # in turn, on off off on ...): 40 measured iterations are 10 groups of four a fork, 4 forks a cell.
-  # An even number of warm-ups warms both sides alike.
-  guard_jmh="-wi 4 -w 1s -i 40 -r 1s -f 4"
+  # The fault guard's cost is paired inside each iteration (FaultGuardBench times blocks of calls with
+  # the guard on, off, off, on, ...): 4 forks of 20 iterations a cell, 80 paired values.
+  guard_jmh="-wi 3 -w 1s -i 20 -r 1s -f 4"
   peer_args=()
 fi
 jmh_args="${JMH_ARGS:-$default_jmh} -bm avgt -tu ns -prof gc"
@@ -64,7 +63,7 @@ info_gathers=("GatherThpBench.gather$ -p memory=offheap-thp -p threads=1" "Gathe
   "GatherBench.gather$ -p path=native")
 other_gather_regex='Gather(Thp)?Bench\.gatherF16ToF32'
 # Forks of the full mode: main 127 x ~9 s, native row gathers 10 rounds x 2 x ~26 s (the target) and 3 rounds x
-# 8 x ~26 s (their info rows), other gathers 28 x ~10 s, fault guard 4 cells x 4 forks x ~46 s: about 55 minutes
+# 8 x ~26 s (their info rows), other gathers 28 x ~10 s, fault guard 4 cells x 4 forks x ~25 s: about 50 minutes
 # of JMH, plus the numpy peer and the build.
 
 raw="$out_dir/raw"
@@ -137,8 +136,8 @@ else
   jmh "$raw/jmh-gather-scalar-vector.json" $jmh_args "GatherBench\.gather$" -p path=scalar,vector
   jmh "$raw/jmh-gather-convert.json" $jmh_args "$other_gather_regex"
   # The fault guard's cost: a widening and a narrowing, native, 4 KiB and 64 MiB, the guard switched
-  # on and off in turn inside each fork (FaultGuardBench); the report pairs the iterations.
-  echo "    fault guard, switched on and off inside each fork: $guard_args FaultGuardBench"
+  # on and off in turn between blocks of calls (FaultGuardBench); the report reads each iteration's sides.
+  echo "    fault guard, switched on and off between blocks of calls: $guard_args FaultGuardBench"
   jmh "$raw/jmh-guard.json" $guard_args FaultGuardBench
   python3 -c 'import json, sys; json.dump(sum((json.load(open(f)) for f in sys.argv[2:]), []), open(sys.argv[1], "w"), indent=1)' \
     "$raw/jmh.json" "$raw/jmh-main.json" "$raw/jmh-gather-native.json" "$raw/jmh-gather-scalar-vector.json" \

@@ -5,6 +5,7 @@ import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -16,20 +17,20 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.infra.IterationParams;
-import org.openjdk.jmh.runner.IterationType;
 
 /**
- * What the native fault guard costs a conversion: {@link ConvertBench}'s native off-heap calls,
- * with the guard switched on and off in turn inside one fork ({@link Kernels#nativeFaultGuard}).
- * Both sides then share the JVM, its compiled code, the buffers and the environment, and differ in
- * the guard alone. Run as two JVMs (one with {@code SAFETENSORS_NATIVE_FAULT_GUARD=0}), the sides
- * differed by 24% one way in every round of one report and by 19% the other way in every round of
- * the next: where code and data landed, not the guard.
+ * What the native fault guard costs a conversion: {@link ConvertBench}'s native off-heap calls, timed
+ * in blocks of about {@value #BLOCK_BYTES} source bytes with the guard switched on and off in turn
+ * ({@link Kernels#nativeFaultGuard}).
  *
- * <p>Measured iterations go on, off, off, on, and so on ({@link #guardOn(int)}), which cancels a
- * steady drift within each group of four; bench/python/report.py splits JMH's raw iteration data
- * by that order. Warm-up iterations alternate too, so both branches are compiled and warm.
+ * <p>Each invocation is one group of four blocks, guard on, off, off, on, each block timed alone;
+ * {@link Sides} adds the times up per side, and JMH reports the sums of each iteration as secondary
+ * results, which bench/python/report.py reads. Blocks tens of microseconds apart see the same
+ * machine: on the KVM guest of the reports the same 4 KiB call took from 225 to 616 ns in
+ * consecutive 100 ms iterations, so switching the guard per iteration left each group of four
+ * iterations with a spread of about 20%. Both sides share the JVM, the compiled code and the buffers
+ * (two JVMs, one started with {@code SAFETENSORS_NATIVE_FAULT_GUARD=0}, differed by 24% one way in
+ * one report and by 19% the other way in the next: where code and data landed, not the guard).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -37,6 +38,9 @@ import org.openjdk.jmh.runner.IterationType;
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
         "--sun-misc-unsafe-memory-access=allow", "-Xmx4g"})
 public class FaultGuardBench {
+    /** Source bytes per timed block: 256 calls of 4 KiB, one call of 64 MiB. */
+    static final long BLOCK_BYTES = 1L << 20;
+
     @Param({"BF16_TO_F32", "F32_TO_BF16_RNE"})
     public String conversion;
 
@@ -48,12 +52,22 @@ public class FaultGuardBench {
     private MemorySegment src;
     private MemorySegment dst;
     private long count;
-    private int warmups;
-    private int measured;
+    private int callsPerBlock;
 
-    /** Whether measured iteration {@code i} (from 0) runs with the guard: on, off, off, on, repeated. */
-    public static boolean guardOn(int i) {
-        return i % 4 == 0 || i % 4 == 3;
+    /** Nanoseconds and calls per side, summed over one iteration (reset by JMH's iteration set-up). */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class Sides {
+        public long onNanos;
+        public long offNanos;
+        public long callsPerSide;
+
+        @Setup(Level.Iteration)
+        public void reset() {
+            onNanos = 0;
+            offNanos = 0;
+            callsPerSide = 0;
+        }
     }
 
     @Setup(Level.Trial)
@@ -69,14 +83,7 @@ public class FaultGuardBench {
         src = b.src();
         dst = b.dst();
         count = b.count();
-    }
-
-    @Setup(Level.Iteration)
-    public void switchGuard(IterationParams iteration) {
-        boolean on = iteration.getType() == IterationType.MEASUREMENT ? guardOn(measured++) : warmups++ % 2 == 0;
-        if (Kernels.nativeFaultGuard(on) != on) {
-            throw new IllegalStateException("could not switch the native fault guard " + (on ? "on" : "off"));
-        }
+        callsPerBlock = (int) Math.max(1, BLOCK_BYTES / size);
     }
 
     @TearDown(Level.Trial)
@@ -85,8 +92,26 @@ public class FaultGuardBench {
         arena.close();
     }
 
+    /** One group: blocks with the guard on, off, off, on. */
     @Benchmark
-    public void convert() {
-        Kernels.convert(c, src, dst, count);
+    public void pairedGroup(Sides sides) {
+        long on = block(true);
+        long off = block(false);
+        off += block(false);
+        on += block(true);
+        sides.onNanos += on;
+        sides.offNanos += off;
+        sides.callsPerSide += 2L * callsPerBlock;
+    }
+
+    private long block(boolean guard) {
+        if (Kernels.nativeFaultGuard(guard) != guard) {
+            throw new IllegalStateException("could not switch the native fault guard " + (guard ? "on" : "off"));
+        }
+        long t0 = System.nanoTime();
+        for (int i = 0; i < callsPerBlock; i++) {
+            Kernels.convert(c, src, dst, count);
+        }
+        return System.nanoTime() - t0;
     }
 }
