@@ -91,12 +91,12 @@ final class VectorBackend extends JavaBackend {
      *       was truncated) into an {@link InternalError}, which {@link Kernels} reports, but a Vector
      *       API load or store on such a page aborts the JVM (C2 does not mark vector accesses as
      *       fault-tolerant).
-     *   <li>Heap: C2 compiles a vector load or store on a heap array only when it can tell the
-     *       array's element type is the vector's (JDK 25, little-endian); otherwise, for example a
-     *       heap {@code float[]} read as ints, or with the JDK's own fallback code having stored
-     *       vectors into {@code byte[]} at the same place, it boxes every vector. The 64 MiB BF16→F32
-     *       conversion of a heap array then took 129 ms, against 21 ms for the scalar loop, with 8
-     *       bytes of garbage per element.
+     *   <li>Heap: C2 compiles a vector load or store on a heap array only when the array's element
+     *       type, as it sees it, is the vector's (JDK 25, little-endian); otherwise it boxes every
+     *       vector. That happens for a {@code float[]} written or read as ints, and it happened for F16→F32 into
+     *       a {@code float[]} read as floats, where the JDK's store path had also seen {@code byte[]}
+     *       segments. The 64 MiB BF16→F32 conversion of a heap array took 129 ms, against 21 ms for
+     *       the scalar loop, with 8 bytes of garbage per element. Each thread's buffers are 128 KiB.
      * </ul>
      */
     @Override
