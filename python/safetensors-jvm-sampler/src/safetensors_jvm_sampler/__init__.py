@@ -6,7 +6,7 @@ run unchanged.
 """
 
 from ._errors import SamplerConfigError, SamplerError, SamplerShutdown
-from ._jvm import find_java_home, find_sampler_jar, jvm_started, start_jvm
+from ._jvm import find_java_home, find_sampler_jar, java_runtime, jvm_started, start_jvm
 from ._sampler import Sampler, generate_synthetic_database
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "find_java_home",
     "find_sampler_jar",
     "generate_synthetic_database",
+    "java_runtime",
     "jvm_started",
     "start_jvm",
 ]
