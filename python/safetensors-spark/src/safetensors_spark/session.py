@@ -27,11 +27,16 @@ from pathlib import Path
 
 from safetensors_jvm_runtime import MIN_JAVA, VECTOR_MODULE, JdkNotFoundError, find_jar, find_jdk, launcher_java
 
-__all__ = ["EXTENSION", "JAVA_OPTIONS", "connector_jar", "is_local_master", "with_safetensors"]
+__all__ = ["EXECUTOR_JAVA_OPTIONS", "EXTENSION", "JAVA_OPTIONS", "connector_jar", "executors_need", "is_local_master",
+           "with_safetensors"]
 
 EXTENSION = "io.github.semyonsinchenko.safetensors.SafetensorsExtensions"
-#: FFM for the native kernels; Spark's own Unsafe use on JDK 24+ without warnings.
+#: The driver's flags: FFM for the native kernels; Spark's own Unsafe use on JDK 24+ without warnings.
 JAVA_OPTIONS = ("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow")
+#: The executors' flags: only what Java 17 also accepts. An executor on an older Java must start, so
+#: that its first safetensors task can fail with a message naming that Java; an unknown option
+#: would stop its JVM before anything could say why (its Unsafe warning is the price on JDK 25).
+EXECUTOR_JAVA_OPTIONS = ("--enable-native-access=ALL-UNNAMED",)
 JAR_ENV = "SAFETENSORS_SPARK_JAR"
 JAR_GLOB = "safetensors-spark_2.13-[0-9]*-all.jar"
 _INSTALL_HINT = (f"install a JDK {MIN_JAVA} (e.g. Eclipse Temurin {MIN_JAVA}: Debian/Ubuntu 'apt install temurin-{MIN_JAVA}-jdk' "
@@ -74,9 +79,10 @@ def with_safetensors(builder, *, java_home=None, executor_java_home=None):
 
     builder.config("spark.jars", _append(options.get("spark.jars"), str(connector_jar()), ","))
     builder.config("spark.sql.extensions", _append(options.get("spark.sql.extensions"), EXTENSION, ","))
-    for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+    for key, flags in (("spark.driver.extraJavaOptions", JAVA_OPTIONS),
+                       ("spark.executor.extraJavaOptions", EXECUTOR_JAVA_OPTIONS)):
         current = options.get(key)
-        for flag in JAVA_OPTIONS:
+        for flag in flags:
             current = _append(current, flag, " ")
         builder.config(key, current)
     if executor_java_home is not None:

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsWriter;
+import io.github.semyonsinchenko.safetensors.jdk.JdkFloor;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,7 +52,7 @@ class LauncherIT {
         }
         try (Stream<Path> homes = Files.list(jvms)) {
             return homes.filter(h -> Files.isExecutable(h.resolve("bin/java")))
-                    .filter(h -> feature(h) > 0 && feature(h) < Launcher.MIN_JDK)
+                    .filter(h -> feature(h) > 0 && feature(h) < JdkFloor.MIN_JDK)
                     .sorted()
                     .findFirst();
         }
@@ -62,7 +63,7 @@ class LauncherIT {
         try {
             for (String line : Files.readAllLines(home.resolve("release"))) {
                 if (line.startsWith("JAVA_VERSION=")) {
-                    return Launcher.feature(line.substring("JAVA_VERSION=".length()).replace("\"", ""));
+                    return JdkFloor.feature(line.substring("JAVA_VERSION=".length()).replace("\"", ""));
                 }
             }
         } catch (IOException e) {
@@ -85,7 +86,7 @@ class LauncherIT {
 
     static Path requireOldJdk() throws IOException {
         Optional<Path> old = oldJdk();
-        Assumptions.assumeTrue(old.isPresent(), "no JDK older than " + Launcher.MIN_JDK + " under /usr/lib/jvm");
+        Assumptions.assumeTrue(old.isPresent(), "no JDK older than " + JdkFloor.MIN_JDK + " under /usr/lib/jvm");
         return old.get();
     }
 
@@ -99,7 +100,7 @@ class LauncherIT {
         List<String> lines = r.err().lines().toList();
         assertEquals(1, lines.size(), r.err());
         String line = lines.get(0);
-        assertTrue(line.contains("JDK " + Launcher.MIN_JDK + " or newer"), line);
+        assertTrue(line.contains("JDK " + JdkFloor.MIN_JDK + " or newer"), line);
         assertTrue(line.contains("runs on Java " + feature(old)), line);
         assertTrue(line.contains("bin/safetensors") && line.contains("JAVA_HOME") && line.contains("/usr/lib/jvm"),
                 line);
@@ -148,7 +149,7 @@ class LauncherIT {
                 WRAPPER.toString(), "inspect", model.toString());
         assertEquals(1, r.exit(), r.err());
         assertEquals("", r.out());
-        assertTrue(r.err().contains("needs JDK " + Launcher.MIN_JDK + " or newer"), r.err());
+        assertTrue(r.err().contains("needs JDK " + JdkFloor.MIN_JDK + " or newer"), r.err());
         assertTrue(r.err().contains(empty + "/*"), r.err());
     }
 }

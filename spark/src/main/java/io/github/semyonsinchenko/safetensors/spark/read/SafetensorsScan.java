@@ -1,6 +1,8 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
 import io.github.semyonsinchenko.safetensors.spark.dataset.HadoopConfs;
+import io.github.semyonsinchenko.safetensors.spark.entry.CheckedInputPartition;
+import io.github.semyonsinchenko.safetensors.spark.entry.CheckedReaderFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -111,9 +113,11 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         return out;
     }
 
+    /** Each partition wrapped so that an executor below JDK 25 says so (see {@link CheckedInputPartition}). */
     @Override
     public InputPartition[] planInputPartitions() {
-        return plannedFiles().stream().map(SafetensorsInputPartition::new).toArray(InputPartition[]::new);
+        return plannedFiles().stream().map(f -> new CheckedInputPartition(new SafetensorsInputPartition(f)))
+                .toArray(InputPartition[]::new);
     }
 
     @Override
@@ -122,7 +126,8 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         Configuration conf = hadoopConf(spark);
         Broadcast<SerializableConfiguration> broadcast =
                 JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(new SerializableConfiguration(conf));
-        return new SafetensorsReaderFactory(broadcast, dataset, tableSchema, readSchema, options, filter);
+        return new CheckedReaderFactory(new SafetensorsReaderFactory(broadcast, dataset, tableSchema, readSchema,
+                options, filter));
     }
 
     /** See {@link HadoopConfs}. */

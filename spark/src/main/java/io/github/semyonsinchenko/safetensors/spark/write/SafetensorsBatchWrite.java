@@ -11,6 +11,7 @@ import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;
 import io.github.semyonsinchenko.safetensors.spark.dataset.Shard;
 import io.github.semyonsinchenko.safetensors.spark.dataset.TensorIndexFile;
 import io.github.semyonsinchenko.safetensors.spark.dataset.Vacuum;
+import io.github.semyonsinchenko.safetensors.spark.entry.CheckedWriterFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -73,7 +74,9 @@ final class SafetensorsBatchWrite implements BatchWrite {
 
     @Override
     public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-        return new ShardWriterFactory(options, jobStaging.toString(), collectIndex, broadcastConf);
+        // Wrapped so that an executor below JDK 25 says so (see CheckedInputPartition).
+        return new CheckedWriterFactory(new ShardWriterFactory(options, jobStaging.toString(), collectIndex,
+                broadcastConf));
     }
 
     @Override

@@ -1,7 +1,5 @@
-package io.github.semyonsinchenko.safetensors;
+package io.github.semyonsinchenko.safetensors.spark.functions;
 
-import io.github.semyonsinchenko.safetensors.spark.functions.TensorExpression;
-import io.github.semyonsinchenko.safetensors.spark.functions.TensorFunction;
 import org.apache.spark.QueryContext;
 import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.SparkSessionExtensions;
@@ -15,11 +13,11 @@ import scala.collection.immutable.Seq;
 import scala.runtime.BoxedUnit;
 
 /**
- * Registers the tensor functions {@code arr_to_st}, {@code st_to_array} and {@code st_convert} in
- * every session started with
- * {@code spark.sql.extensions=io.github.semyonsinchenko.safetensors.SafetensorsExtensions}.
+ * Registers the tensor functions {@code arr_to_st}, {@code st_to_array} and {@code st_convert}.
+ * Spark reaches it through {@code io.github.semyonsinchenko.safetensors.SafetensorsExtensions}
+ * (the class named in {@code spark.sql.extensions}), which checks the Java version first.
  */
-public final class SafetensorsExtensions implements Function1<SparkSessionExtensions, BoxedUnit> {
+public final class FunctionRegistration implements Function1<SparkSessionExtensions, BoxedUnit> {
     @Override
     public BoxedUnit apply(SparkSessionExtensions extensions) {
         for (TensorFunction f : TensorFunction.values()) {
@@ -35,7 +33,7 @@ public final class SafetensorsExtensions implements Function1<SparkSessionExtens
         if (args.size() < f.minArgs() || args.size() > f.maxArgs()) {
             String expected = f.minArgs() == f.maxArgs() ? String.valueOf(f.minArgs())
                     : f.minArgs() + " or " + f.maxArgs();
-            throw SafetensorsExtensions.<RuntimeException>sneaky(new AnalysisException("[safetensors] " + f.sqlName
+            throw FunctionRegistration.<RuntimeException>sneaky(new AnalysisException("[safetensors] " + f.sqlName
                     + " takes " + expected + " arguments, got " + args.size(), Option.empty(), Option.empty(),
                     Option.empty(), Option.empty(), scala.collection.immutable.Map$.MODULE$.empty(),
                     new QueryContext[0]));

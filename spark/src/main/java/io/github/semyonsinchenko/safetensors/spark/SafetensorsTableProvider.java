@@ -11,21 +11,15 @@ import org.apache.spark.sql.connector.catalog.TableProvider;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.sources.BaseRelation;
 import org.apache.spark.sql.sources.CreatableRelationProvider;
-import org.apache.spark.sql.sources.DataSourceRegister;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * Entry point of {@code format("safetensors")}. Thin on purpose: schema inference belongs to the
- * read side, everything else to {@link SafetensorsTable}.
+ * The provider behind {@code format("safetensors")}: Spark reaches it through
+ * {@link SafetensorsDataSource} (the registered name), which checks the Java version first. Thin on
+ * purpose: schema inference belongs to the read side, everything else to {@link SafetensorsTable}.
  */
-public final class SafetensorsDataSource implements TableProvider, DataSourceRegister, CreatableRelationProvider {
-    public static final String SHORT_NAME = "safetensors";
-
-    @Override
-    public String shortName() {
-        return SHORT_NAME;
-    }
+public final class SafetensorsTableProvider implements TableProvider, CreatableRelationProvider {
 
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
@@ -47,6 +41,6 @@ public final class SafetensorsDataSource implements TableProvider, DataSourceReg
     public BaseRelation createRelation(SQLContext sqlContext, SaveMode mode,
                                        scala.collection.immutable.Map<String, String> parameters, Dataset<Row> data) {
         return SaveModeWrite.save(sqlContext, mode, scala.jdk.javaapi.CollectionConverters.asJava(parameters), data,
-                getClass().getName());
+                SafetensorsDataSource.class.getName());
     }
 }
