@@ -37,11 +37,21 @@ import picocli.CommandLine.Spec;
                     + " F64 -> F16/BF16 has no single-rounding kernel: such tensors are kept and listed.",
         })
 final class ConvertCommand implements Callable<Integer> {
-    private static final Set<Dtype> TARGETS = Set.of(Dtype.F32, Dtype.F16, Dtype.BF16);
     private static final Set<Dtype> FLOATS = Set.of(Dtype.F16, Dtype.BF16, Dtype.F32, Dtype.F64);
     private static final long CHUNK_ELEMENTS = 1 << 20;
 
     enum Rounding { rne, trunc }
+
+    /** What --to offers: exactly the dtypes the kernels convert to (picocli lists and checks them). */
+    enum Target {
+        F32(Dtype.F32), F16(Dtype.F16), BF16(Dtype.BF16);
+
+        final Dtype dtype;
+
+        Target(Dtype dtype) {
+            this.dtype = dtype;
+        }
+    }
 
     @Spec
     CommandSpec spec;
@@ -52,8 +62,10 @@ final class ConvertCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "OUTPUT")
     Path output;
 
-    @Option(names = "--to", required = true, paramLabel = "DTYPE", description = "F32, F16 or BF16.")
-    Dtype target;
+    @Option(names = "--to", required = true, paramLabel = "DTYPE", description = "${COMPLETION-CANDIDATES}.")
+    Target to;
+
+    private Dtype target;
 
     @Option(names = "--rounding", defaultValue = "rne", description = "rne (default) or trunc.")
     Rounding rounding;
@@ -63,9 +75,7 @@ final class ConvertCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (!TARGETS.contains(target)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--to must be F32, F16 or BF16, not " + target);
-        }
+        target = to.dtype;
         if (rounding == Rounding.trunc && target == Dtype.F32) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--rounding trunc applies to F32 -> F16/BF16 only");
         }

@@ -68,6 +68,9 @@ final class DemoCommand implements Callable<Integer> {
                     + " deleted at the end unless --keep.")
     Path dir;
 
+    @Option(names = "--no-progress", description = "No progress output (default: a bar on a terminal, a line every 5 s otherwise).")
+    boolean noProgress;
+
     @Option(names = "--keep", description = "Keep the temporary directory and the file.")
     boolean keep;
 
@@ -360,7 +363,8 @@ final class DemoCommand implements Callable<Integer> {
                     Format.count(s.edges()), Format.count(s.textRows()), (System.nanoTime() - t0) / 1e9));
             SamplerConfig config = SamplerConfig.builder().build();
             try (Database d = Database.open(db)) {
-                SamplerCommand.Bench.Result r = SamplerCommand.Bench.run(d, config, 3, 10, out);
+                SamplerCommand.Bench.Result r = SamplerCommand.Bench.run(d, config, 3, 10, out,
+                        Progress.Mode.of(noProgress));
                 line(Format.fmt("  sampled 10 train batches on %d threads: %.1f batches/s, %.0f samples/s",
                         config.threads(), r.batchesPerSecond(), r.samplesPerSecond()));
             }

@@ -70,7 +70,7 @@ final class LoadCommand implements Callable<Integer> {
     @Option(names = "--conf", paramLabel = "KEY=VALUE", description = "A Hadoop setting, e.g. fs.s3a.endpoint=http://127.0.0.1:9000 (repeatable).")
     Map<String, String> conf = Map.of();
 
-    @Option(names = "--no-progress", description = "No live progress line.")
+    @Option(names = "--no-progress", description = "No progress output (default: a bar on a terminal, a line every 5 s otherwise).")
     boolean noProgress;
 
     @Override
@@ -111,11 +111,13 @@ final class LoadCommand implements Callable<Integer> {
                     loader.files().size(), loader.plan().tensorCount(), loader.plan().chunks().size(), rank, worldSize,
                     chunks.size(), Format.size(planned), tensors, config.legacy() ? ", legacy: one request per tensor" : ""));
             out.flush();
-            Progress progress = noProgress ? null : new Progress(err, loader.stats(), planned);
+            LoadStats stats = loader.stats();
             long digest = 0;
             long bytesOut = 0;
             Set<String> seen = new HashSet<>();
-            try {
+            try (Progress progress = new Progress(err, Progress.Mode.of(noProgress), "load", planned, Format::size)
+                    .polling(stats::dataBytes, () -> Format.fmt("%d requests  %.1f MB/s", stats.requests(),
+                            stats.megabytesPerSecond()))) {
                 LoadedTensor t;
                 while ((t = loader.next()) != null) {
                     try (LoadedTensor closing = t) {
@@ -130,10 +132,6 @@ final class LoadCommand implements Callable<Integer> {
                         digest += t.digest();
                         bytesOut += t.byteSize();
                     }
-                }
-            } finally {
-                if (progress != null) {
-                    progress.stop();
                 }
             }
             if (seen.size() != tensors) {
@@ -156,51 +154,5 @@ final class LoadCommand implements Callable<Integer> {
             n = Math.multiplyExact(n, d);
         }
         return n;
-    }
-
-    /** A live one-line progress bar on stderr: bytes, requests, MB/s. */
-    private static final class Progress {
-        private final Thread thread;
-        private volatile boolean running = true;
-
-        Progress(PrintWriter err, LoadStats stats, long total) {
-            thread = new Thread(() -> {
-                while (running) {
-                    draw(err, stats, total, false);
-                    try {
-                        Thread.sleep(200);
-                    } catch (InterruptedException e) {
-                        break; // stop() wants the final line now
-                    }
-                }
-                draw(err, stats, total, true);
-            }, "load-progress");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        private static void draw(PrintWriter err, LoadStats stats, long total, boolean last) {
-            long done = stats.dataBytes();
-            double frac = total == 0 ? 1 : Math.min(1, (double) done / total);
-            int width = 30;
-            int filled = (int) Math.round(frac * width);
-            err.print(Format.fmt("\r[%s%s] %5.1f%%  %s / %s  %d requests  %.1f MB/s ", "#".repeat(filled),
-                    ".".repeat(width - filled), frac * 100, Format.size(done), Format.size(total),
-                    stats.requests(), stats.megabytesPerSecond()));
-            if (last) {
-                err.println();
-            }
-            err.flush();
-        }
-
-        void stop() {
-            running = false;
-            thread.interrupt();
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }

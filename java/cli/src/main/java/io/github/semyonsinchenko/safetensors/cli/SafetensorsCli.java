@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.cli;
 
+import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -91,12 +92,24 @@ public final class SafetensorsCli implements Runnable {
         };
     }
 
-    /** Reports the jar's version from its manifest when there is one. */
+    /**
+     * {@code --version}: the jar's version (from its manifest), the native library with its version
+     * and ISA (or why it is not loaded), the kernel path in use, and the JDK.
+     */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
             String v = SafetensorsCli.class.getPackage().getImplementationVersion();
-            return new String[] {"safetensors-jvm cli " + (v == null ? "(development build)" : v)};
+            String nativeLine = Kernels.nativeVersion()
+                    .map(nv -> Format.fmt("libsafetensors_native %s, ISA %s", nv, Kernels.nativeIsa().orElse("?")))
+                    .orElseGet(() -> "not loaded (" + Kernels.nativeUnavailableReason().orElse("unknown") + ")");
+            return new String[] {
+                "safetensors-cli " + (v == null ? "(development build)" : v),
+                "native kernels: " + nativeLine,
+                "kernel path: " + Kernels.description(),
+                Format.fmt("JDK: %s (%s, %s)", System.getProperty("java.version"), System.getProperty("java.vendor"),
+                        System.getProperty("java.home")),
+            };
         }
     }
 }

@@ -271,6 +271,9 @@ final class SamplerCommand implements Runnable {
         @Mixin
         SamplingOptions sampling;
 
+        @Option(names = "--no-progress", description = "No progress output (default: a bar on a terminal, a line every 5 s otherwise).")
+        boolean noProgress;
+
         @Override
         public Integer call() throws IOException {
             if (batches < 1 || warmup < 0) {
@@ -279,7 +282,7 @@ final class SamplerCommand implements Runnable {
             SamplerConfig config = sampling.config(spec);
             PrintWriter out = spec.commandLine().getOut();
             try (Database d = Database.open(db)) {
-                Result r = run(d, config, warmup, batches, out);
+                Result r = run(d, config, warmup, batches, spec.commandLine().getErr(), Progress.Mode.of(noProgress));
                 out.println(Format.fmt("%.1f batches/s, %.0f samples/s (B=%d, S=%d, threads=%d, %d batches in %.2f s);"
                                 + " %.0f samples per CPU-second of the process (load average %.1f)",
                         r.batchesPerSecond(), r.samplesPerSecond(), config.batchSize(), config.sequenceLength(),
@@ -304,38 +307,34 @@ final class SamplerCommand implements Runnable {
             return -1;
         }
 
-        /** Times {@code batches} train batches after {@code warmup}, drawing a progress bar on {@code out}. */
-        static Result run(Database d, SamplerConfig config, int warmup, int batches, PrintWriter out) {
+        /** Times {@code batches} train batches after {@code warmup}, reporting progress on {@code err} in {@code mode}. */
+        static Result run(Database d, SamplerConfig config, int warmup, int batches, PrintWriter err,
+                          Progress.Mode mode) {
             try (BatchBuilder builder = new BatchBuilder(d, config)) {
                 BatchBuilder.Stream stream = builder.stream(Split.TRAIN);
                 if (!stream.hasSeeds()) {
                     throw new IllegalStateException("no train seeds on this rank");
                 }
-                for (int i = 0; i < warmup; i++) {
-                    stream.next().close();
-                    progress(out, "warmup", i + 1, warmup, 0);
+                try (Progress progress = new Progress(err, mode, "warmup", warmup, Long::toString)) {
+                    for (int i = 0; i < warmup; i++) {
+                        stream.next().close();
+                        progress.update(i + 1, "");
+                    }
                 }
                 long start = System.nanoTime();
                 long cpuStart = processCpuNanos();
-                for (int i = 0; i < batches; i++) {
-                    stream.next().close();
-                    double secs = (System.nanoTime() - start) / 1e9;
-                    progress(out, "timed ", i + 1, batches, (i + 1) * (double) config.batchSize() / secs);
+                try (Progress progress = new Progress(err, mode, "timed", batches, Long::toString)) {
+                    for (int i = 0; i < batches; i++) {
+                        stream.next().close();
+                        double secs = (System.nanoTime() - start) / 1e9;
+                        progress.update(i + 1, Format.fmt("%.0f samples/s", (i + 1) * (double) config.batchSize() / secs));
+                    }
                 }
                 double secs = (System.nanoTime() - start) / 1e9;
                 double cpu = (processCpuNanos() - cpuStart) / 1e9;
-                out.print("\r" + " ".repeat(78) + "\r");
                 double samples = batches * (double) config.batchSize();
                 return new Result(secs, batches / secs, samples / secs, cpuStart < 0 ? Double.NaN : samples / cpu);
             }
-        }
-
-        private static void progress(PrintWriter out, String label, int done, int total, double samplesPerSecond) {
-            int width = 40;
-            int filled = (int) ((long) width * done / Math.max(total, 1));
-            out.print(Format.fmt("\r%s [%s%s] %d/%d%s", label, "#".repeat(filled), ".".repeat(width - filled), done,
-                    total, samplesPerSecond > 0 ? Format.fmt("  %.0f samples/s", samplesPerSecond) : ""));
-            out.flush();
         }
     }
 

@@ -11,6 +11,7 @@ import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsWriter;
 import io.github.semyonsinchenko.safetensors.io.Tensor;
+import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -443,6 +444,36 @@ class CliTest {
         assertEquals(SafetensorsCli.EXIT_USAGE, run("convert", goodFile().toString(), out.toString(), "--to", "I32").exit());
         assertEquals(SafetensorsCli.EXIT_USAGE,
                 run("convert", goodFile().toString(), out.toString(), "--to", "F32", "--rounding", "trunc").exit());
+    }
+
+    /** --to offers what convert converts to, no more: the help and the error for a bad value list those three. */
+    @Test
+    void convertOffersOnlyTheDtypesItConvertsTo() {
+        Result bad = run("convert", "in.safetensors", "out.safetensors", "--to", "BF17");
+        assertEquals(SafetensorsCli.EXIT_USAGE, bad.exit());
+        assertTrue(bad.err().contains("expected one of [F32, F16, BF16]"), bad.err());
+        Result wrongKind = run("convert", "in.safetensors", "out.safetensors", "--to", "I32");
+        assertTrue(wrongKind.err().contains("expected one of [F32, F16, BF16]"), wrongKind.err());
+        Result help = run("convert", "--help");
+        assertTrue(help.out().contains("F32, F16, BF16."), help.out());
+        assertTrue(!help.out().contains("I32") && !help.out().contains("U8"), help.out());
+    }
+
+    /** --version names the jar, the native library and its ISA (or why there is none), and the JDK. */
+    @Test
+    void versionNamesTheJarTheNativeLibraryAndTheJdk() {
+        Result r = run("--version");
+        assertEquals(0, r.exit(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertTrue(lines.get(0).startsWith("safetensors-cli "), r.out());
+        assertTrue(lines.get(1).startsWith("native kernels: "), r.out());
+        String isa = Kernels.nativeIsa().orElse(null);
+        if (isa != null) {
+            assertTrue(lines.get(1).contains("libsafetensors_native " + Kernels.nativeVersion().orElseThrow())
+                    && lines.get(1).contains("ISA " + isa), r.out());
+        }
+        assertTrue(lines.get(2).startsWith("kernel path: " + Kernels.description()), r.out());
+        assertTrue(lines.get(3).startsWith("JDK: " + System.getProperty("java.version") + " "), r.out());
     }
 
     /** A broken spec is described in our words with its place, not with the JSON library's feature names. */

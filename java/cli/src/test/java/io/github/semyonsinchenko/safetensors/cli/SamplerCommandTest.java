@@ -94,7 +94,11 @@ class SamplerCommandTest {
                 "--batches", "3", "--warmup", "1", "--threads", "1");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("samples/s"), r.out());
-        assertTrue(r.out().contains("timed  [#"), "progress bar in\n" + r.out());
+        // not a terminal: progress as plain lines on stderr, no carriage returns anywhere
+        assertTrue(r.err().contains("warmup 1/1") && r.err().contains("timed 3/3"), "progress lines in\n" + r.err());
+        assertTrue(!r.err().contains("\r") && !r.out().contains("\r"), r.err());
+        assertTrue(CliTest.run("sampler", "bench", db.toString(), "--batch", "4", "--seq", "256", "--batches", "3",
+                "--warmup", "1", "--threads", "1", "--no-progress").err().isEmpty());
     }
 
     @Test
