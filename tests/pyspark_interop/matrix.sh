@@ -8,7 +8,7 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 suite="$ST_ROOT/tests/pyspark_interop"
 
-# The supported runtimes; README and .github/workflows/ci.yml list the same (a test checks it).
+# The supported runtimes; docs/spark.md and .github/workflows/ci.yml list the same (a test checks the workflow).
 SUPPORTED_PYSPARK=(4.2.0 4.2.1 4.3.0)
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=("${SUPPORTED_PYSPARK[@]}")
