@@ -69,3 +69,73 @@ def test_every_script_the_workflow_runs_exists_and_is_executable():
             for path in re.findall(r"(?:\./)?((?:scripts|tests)/[\w/.-]+\.sh)", command):
                 f = ROOT / path
                 assert f.is_file() and f.stat().st_mode & 0o111, path
+
+
+RELEASE = ROOT / ".github" / "workflows" / "release.yml"
+
+
+def load_release():
+    with RELEASE.open() as f:
+        return yaml.load(f, Loader=yaml.BaseLoader)
+
+
+def uses(job):
+    return [step["uses"] for step in job["steps"] if "uses" in step]
+
+
+def test_release_workflow_is_valid_against_the_github_workflow_schema():
+    result = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(RELEASE)],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_release_runs_on_version_tags_only_after_every_test():
+    wf = load_release()
+    assert wf["on"] == {"push": {"tags": ["v*.*.*"]}}
+    assert "./scripts/test.sh" in runs(wf["jobs"]["test"])
+    assert any("release-version.sh check" in r for r in runs(wf["jobs"]["test"]))
+    for name in ("maven-central", "wheels"):
+        assert wf["jobs"][name]["needs"] == "test", name
+    assert wf["jobs"]["pypi"]["needs"] == "wheels"
+
+
+def test_release_publishes_signed_maven_artifacts_with_sources_and_javadoc():
+    job = load_release()["jobs"]["maven-central"]
+    [deploy] = [r for r in runs(job) if " deploy" in r]
+    assert "-Ppublish,release" in deploy
+    setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-java"))["with"]
+    assert setup["server-id"] == "central" and "gpg-private-key" in setup
+    pom = (ROOT / "pom.xml").read_text()
+    for needed in ("<id>publish</id>", "maven-source-plugin", "maven-javadoc-plugin", "<id>release</id>",
+                   "maven-gpg-plugin", "central-publishing-maven-plugin", "<publishingServerId>central</publishingServerId>",
+                   "<licenses>", "<developers>", "<scm>", "<url>"):
+        assert needed in pom, needed
+
+
+def test_release_uploads_the_wheels_by_trusted_publishing():
+    wf = load_release()
+    assert any("scripts/wheels.sh" in r for r in runs(wf["jobs"]["wheels"]))
+    job = wf["jobs"]["pypi"]
+    assert job["permissions"] == {"id-token": "write"}
+    [publish] = [s for s in job["steps"] if s.get("uses", "").startswith("pypa/gh-action-pypi-publish")]
+    assert "password" not in publish.get("with", {})  # trusted publishing: no token
+    assert wf["permissions"] == {"contents": "read"}
+
+
+def test_every_script_the_release_runs_exists_and_is_executable():
+    for job in load_release()["jobs"].values():
+        for command in runs(job):
+            for path in re.findall(r"(?:\./)?((?:scripts|tests)/[\w/.-]+\.sh)", command):
+                f = ROOT / path
+                assert f.is_file() and f.stat().st_mode & 0o111, path
+
+
+def test_the_release_version_check_rejects_a_tag_that_does_not_match():
+    script = ROOT / "scripts" / "release-version.sh"
+    assert subprocess.run([str(script), "check", "0.0.1"], capture_output=True).returncode != 0
+    pom = (ROOT / "pom.xml").read_text()
+    current = re.search(r"^  <version>([0-9.]+)(?:-SNAPSHOT)?</version>$", pom, re.M).group(1)
+    result = subprocess.run([str(script), "check", current], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
