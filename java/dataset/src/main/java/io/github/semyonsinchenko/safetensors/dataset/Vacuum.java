@@ -18,7 +18,7 @@ import org.apache.hadoop.fs.RemoteIterator;
 /**
  * Removes what a dataset no longer needs, under a {@link DatasetCommit.Policy} (format/dataset.md,
  * "Retention and vacuum"). Run by every commit after its manifest is in place, and on request
- * ({@link #run}, {@link VacuumCommand}); a dry run only reports.
+ * ({@link #run}, the CLI's {@code vacuum} command); a dry run only reports.
  *
  * <ul>
  *   <li>Kept: every file the current manifest or one of the {@code retainVersions} versions before

@@ -23,7 +23,7 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
- * Writes a valid headwater database of any size: four tables shaped like a Q&A site (users,
+ * Writes a valid headwater database of any size: four tables shaped like a Q&amp;A site (users,
  * posts, comments, votes) with primary keys, foreign keys (including self-references and nullable
  * ones), a temporal column per table, every stype (an Ignored column too), ~5% nulls, and three
  * tasks (Numerical with an observation time, Boolean without, Categorical). About 2.1 FK edges

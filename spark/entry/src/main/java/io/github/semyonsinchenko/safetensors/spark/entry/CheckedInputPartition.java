@@ -40,6 +40,13 @@ public final class CheckedInputPartition implements InputPartition {
         return delegate.preferredLocations();
     }
 
+    /**
+     * Checks this executor's Java before anything of the delegate is read.
+     *
+     * @param in the stream
+     * @throws IOException as {@link ObjectInputStream#defaultReadObject()}
+     * @throws ClassNotFoundException as {@link ObjectInputStream#defaultReadObject()}
+     */
     private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
         EntryCheck.requireOnExecutor();
         in.defaultReadObject();

@@ -15,6 +15,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 public final class CheckedReaderFactory implements PartitionReaderFactory {
     private static final long serialVersionUID = 1L;
 
+    /** The real factory; typed by Spark's interface so that loading this class loads none of ours. */
     @SuppressWarnings("serial") // every PartitionReaderFactory is Serializable
     private final PartitionReaderFactory delegate;
 
@@ -46,6 +47,13 @@ public final class CheckedReaderFactory implements PartitionReaderFactory {
         return delegate.supportColumnarReads(unwrap(partition));
     }
 
+    /**
+     * Checks this executor's Java before anything of the delegate is read.
+     *
+     * @param in the stream
+     * @throws IOException as {@link ObjectInputStream#defaultReadObject()}
+     * @throws ClassNotFoundException as {@link ObjectInputStream#defaultReadObject()}
+     */
     private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
         EntryCheck.requireOnExecutor();
         in.defaultReadObject();

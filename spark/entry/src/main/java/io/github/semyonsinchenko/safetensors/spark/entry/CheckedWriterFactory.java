@@ -13,6 +13,7 @@ import org.apache.spark.sql.connector.write.DataWriterFactory;
 public final class CheckedWriterFactory implements DataWriterFactory {
     private static final long serialVersionUID = 1L;
 
+    /** The real factory; typed by Spark's interface so that loading this class loads none of ours. */
     @SuppressWarnings("serial") // every DataWriterFactory is Serializable
     private final DataWriterFactory delegate;
 
@@ -30,6 +31,13 @@ public final class CheckedWriterFactory implements DataWriterFactory {
         return delegate.createWriter(partitionId, taskId);
     }
 
+    /**
+     * Checks this executor's Java before anything of the delegate is read.
+     *
+     * @param in the stream
+     * @throws IOException as {@link ObjectInputStream#defaultReadObject()}
+     * @throws ClassNotFoundException as {@link ObjectInputStream#defaultReadObject()}
+     */
     private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
         EntryCheck.requireOnExecutor();
         in.defaultReadObject();
