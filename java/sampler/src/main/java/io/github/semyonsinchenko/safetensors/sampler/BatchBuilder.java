@@ -4,6 +4,7 @@ import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U32;
 import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U8;
 
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
+import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
@@ -98,9 +99,11 @@ public final class BatchBuilder implements AutoCloseable {
         private int[] textLocal = new int[0];
         private int[] textStamp = new int[0];
         private int textGen;
+        private final String building;
 
         private Stream(Split split, SmallRng rng) {
             this.split = split;
+            this.building = "building a " + split.label() + " batch";
             this.rng = rng;
             int n = 0;
             int[] tmp = new int[shards.numTasks()];
@@ -143,8 +146,13 @@ public final class BatchBuilder implements AutoCloseable {
             BatchBuffers buf = pool.acquire();
             boolean success = false;
             try {
-                buildSequences(buf, task, seedIdx, seqSeeds);
+                try {
+                    buildSequences(buf, task, seedIdx, seqSeeds);
+                } catch (InternalError e) { // on any thread: buildSequences rethrows the helpers' failures
+                    throw db.fault(e, building);
+                }
                 int u = collateTexts(buf);
+                db.checkNotTruncated(building);
                 buf.targetStype.set(U8, 0, (byte) plan.targetStype[task].code());
                 buf.taskIdx.set(U32, 0, task);
                 buf.catEmbStart.set(U32, 0, plan.catEmbStart[task]);
@@ -232,6 +240,8 @@ public final class BatchBuilder implements AutoCloseable {
                 while ((i = next.getAndIncrement()) < b) {
                     w.build(buf, i, task, seedIdx[i], seqSeeds[i]);
                 }
+                // A fault in compiled code is raised at a later safepoint poll: here, not after the task ended.
+                MappedFiles.raisePendingFault();
             } finally {
                 workers.add(w);
             }
