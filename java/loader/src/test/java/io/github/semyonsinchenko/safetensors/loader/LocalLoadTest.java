@@ -115,16 +115,18 @@ class LocalLoadTest {
         List<Path> files = TestCheckpoints.write(tmp.resolve("ckpt"), 3, 10, 100, 4);
         Map<String, byte[]> reference = TestCheckpoints.reference(files);
         // An HF index naming two of the three shards.
-        StringBuilder json = new StringBuilder("{\"metadata\": {\"total_size\": 1}, \"weight_map\": {");
         Map<String, byte[]> indexed = new HashMap<>();
+        StringBuilder map = new StringBuilder();
         for (Path p : files.subList(0, 2)) {
             for (String name : TestCheckpoints.reference(List.of(p)).keySet()) {
-                json.append(indexed.isEmpty() ? "" : ",").append('"').append(name).append("\": \"")
+                map.append(indexed.isEmpty() ? "" : ",").append('"').append(name).append("\": \"")
                         .append(p.getFileName()).append('"');
                 indexed.put(name, reference.get(name));
             }
         }
-        Files.writeString(tmp.resolve("ckpt/model.safetensors.index.json"), json.append("}}").toString());
+        long total = indexed.values().stream().mapToLong(b -> b.length).sum();
+        Files.writeString(tmp.resolve("ckpt/model.safetensors.index.json"),
+                "{\"metadata\": {\"total_size\": " + total + "}, \"weight_map\": {" + map + "}}");
         try (SafetensorsLoader loader = SafetensorsLoader.open(config().build(),
                 uri(tmp.resolve("ckpt/model.safetensors.index.json")))) {
             assertEquals(2, loader.files().size());
