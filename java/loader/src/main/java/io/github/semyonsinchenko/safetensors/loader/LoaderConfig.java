@@ -1,6 +1,7 @@
 package io.github.semyonsinchenko.safetensors.loader;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.io.RetryPolicy;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Locale;
@@ -90,6 +91,15 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         if (metadataCache == null) {
             metadataCache = MetadataCache.SHARED;
         }
+    }
+
+    /**
+     * The retry policy of a ranged read: {@link #maxAttempts} in all, waiting {@link #retryBackoff}
+     * after the first failure, doubling up to {@link #maxRetryBackoff} (never below the first wait).
+     */
+    public RetryPolicy retryPolicy() {
+        Duration cap = maxRetryBackoff.compareTo(retryBackoff) >= 0 ? maxRetryBackoff : retryBackoff;
+        return new RetryPolicy(maxAttempts, retryBackoff, cap, 0);
     }
 
     /**

@@ -355,7 +355,10 @@ class LocalLoadTest {
                 assertTrue(msg.contains(files.get(0).getFileName().toString()), msg);
                 assertTrue(msg.contains("[" + doomed.start() + ", " + doomed.end() + ")"), msg);
                 assertTrue(msg.contains(doomed.tensors().getFirst().name()), msg);
-                assertTrue(msg.contains("4 attempt"), msg);
+                // One count, the real one (it used to read "failed after -1 attempt(s): ... failed after 4 attempt(s)").
+                assertTrue(msg.startsWith("reading " + doomed.describe() + " failed after 4 attempts: "), msg);
+                assertEquals(msg.indexOf("failed after"), msg.lastIndexOf("failed after"), msg);
+                assertEquals(4, e.attempts());
                 for (PlannedTensor t : doomed.tensors()) {
                     assertFalse(handed.contains(t.name()), t.name() + " of the failed chunk was handed out");
                 }
@@ -389,7 +392,8 @@ class LocalLoadTest {
             assertTrue(msg.contains(files.get(0).getFileName().toString()), msg);
             assertTrue(msg.contains("[" + doomed.start() + ", " + doomed.end() + ")"), msg);
             assertTrue(msg.contains(doomed.tensors().getFirst().name()), msg);
-            assertTrue(msg.contains("4 attempt"), msg);
+            assertTrue(msg.startsWith("reading " + doomed.describe() + " failed after 4 attempts: "), msg);
+            assertEquals(msg.indexOf("failed after"), msg.lastIndexOf("failed after"), msg);
         } finally {
             loader.close();
         }
