@@ -42,8 +42,12 @@ public final class BatchBuilder implements AutoCloseable {
     public BatchBuilder(Database db, SamplerConfig config) {
         this.db = db;
         this.config = config;
-        this.plan = new SamplingPlan(db, config);
-        this.shards = new SeedShards(db, config);
+        try {
+            this.plan = new SamplingPlan(db, config);
+            this.shards = new SeedShards(db, config); // reads every task's seeds
+        } catch (InternalError e) {
+            throw db.fault(e, "assigning the seeds to splits");
+        }
         this.pool = new BatchPool(config.batchSize(), config.sequenceLength(), config.maxRowsPerSeq(),
                 db.textEmbeddings().rows(), config.numPrefetch() * 2 + 4);
         if (config.threads() > 1) {

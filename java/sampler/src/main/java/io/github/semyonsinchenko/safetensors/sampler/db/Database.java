@@ -69,6 +69,7 @@ public final class Database implements AutoCloseable {
      *
      * @throws SamplerDatabaseException if a file is missing or breaks a rule of the format
      * @throws IOException if a file cannot be read or mapped
+     * @throws MappedFileFaultException if a file is truncated while it is being checked
      */
     public static Database open(Path dir) throws IOException {
         List<MappedFile> files = new ArrayList<>();
@@ -77,6 +78,11 @@ public final class Database implements AutoCloseable {
             Database db = load(dir, files);
             success = true;
             return db;
+        } catch (InternalError e) { // a file truncated while its checks read it
+            if (!MappedFiles.isMemoryFault(e)) {
+                throw e;
+            }
+            throw MappedFiles.faultIn("checking the database", e, files.stream().map(MappedFile::segment).toList());
         } finally {
             if (!success) {
                 for (MappedFile f : files) {
