@@ -80,11 +80,11 @@ public final class MappedFile implements AutoCloseable {
     }
 
     /**
-     * The mapped file's length now (of the file this object mapped, even after another file was
-     * renamed over its path), or -1 when it cannot be read (e.g. after {@link #close()}). Shorter
-     * than {@link #size()} means the file was truncated: pages past its new end are gone. One
-     * {@code fstat}; unlike a {@code FileChannel}'s, it is not cut short (and the file closed) by an
-     * interrupt of the calling thread.
+     * {@return the mapped file's length now, or -1 when it cannot be read (e.g. after close())}
+     * It is the length of the file this object mapped, even after another file was renamed over
+     * its path. Shorter than {@link #size()} means the file was truncated: pages past its new end
+     * are gone. One {@code fstat}; unlike a {@code FileChannel}'s, it is not cut short (and the file
+     * closed) by an interrupt of the calling thread.
      */
     public long currentSize() {
         try {

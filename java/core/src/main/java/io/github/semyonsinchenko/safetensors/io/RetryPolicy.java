@@ -20,7 +20,11 @@ import java.util.function.Predicate;
  */
 public final class RetryPolicy {
 
-    /** One attempt of the request. */
+    /**
+     * One attempt of the request.
+     *
+     * @param <T> what a successful attempt returns
+     */
     @FunctionalInterface
     public interface Attempt<T> {
         /** Makes the request once; any {@link IOException} may be retried, unchecked exceptions never are. */
@@ -33,6 +37,9 @@ public final class RetryPolicy {
     private final double jitter;
 
     /**
+     * A policy of {@code maxAttempts} attempts with waits from {@code firstBackoff} doubling to
+     * {@code maxBackoff}.
+     *
      * @param maxAttempts attempts in all (1 = no retry)
      * @param firstBackoff the wait after the first failure
      * @param maxBackoff the longest wait
@@ -79,7 +86,9 @@ public final class RetryPolicy {
      * {@link #backoff} (with jitter) after each failure that {@code retryable} accepts. Unchecked
      * exceptions from an attempt pass through at once.
      *
+     * @param <T> what a successful attempt returns
      * @param what the request, for the failure's message, e.g. {@code "reading s3a://b/m.safetensors [0, 64)"}
+     * @param attempt the request
      * @param retryable which failures are worth another attempt
      * @param beforeRetry called before each wait (e.g. to count retries)
      * @return what the successful attempt returned

@@ -48,22 +48,22 @@ public final class CheckpointIndexException extends IOException {
         this.shards = shards.toArray(String[]::new);
     }
 
-    /** The rule broken. */
+    /** {@return the rule broken} */
     public Rule rule() {
         return rule;
     }
 
-    /** The index file (its full path). */
+    /** {@return the index file (its full path)} */
     public String index() {
         return index;
     }
 
-    /** The tensor involved, or null when the defect is not one tensor's (malformed JSON, {@code total_size}). */
+    /** {@return the tensor involved, or null when the defect is not one tensor's (malformed JSON, {@code total_size})} */
     public String tensor() {
         return tensor;
     }
 
-    /** The shard file names involved (as the index writes them), in the order the message gives them; may be empty. */
+    /** {@return the shard file names involved (as the index writes them), in the order the message gives them; may be empty} */
     public List<String> shards() {
         return List.of(shards);
     }

@@ -34,12 +34,12 @@ public final class ChunkReadException extends IOException {
         this.attempts = failure.attempts;
     }
 
-    /** The chunk that failed: file, byte range, tensors. */
+    /** {@return the chunk that failed: file, byte range, tensors} */
     public Chunk chunk() {
         return chunk;
     }
 
-    /** Requests made for the range that failed, the last one included; 0 when it failed before any. */
+    /** {@return the requests made for the range that failed, the last one included; 0 when it failed before any} */
     public int attempts() {
         return attempts;
     }

@@ -94,8 +94,9 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
     }
 
     /**
-     * The retry policy of a ranged read: {@link #maxAttempts} in all, waiting {@link #retryBackoff}
-     * after the first failure, doubling up to {@link #maxRetryBackoff} (never below the first wait).
+     * {@return the retry policy of a ranged read: {@link #maxAttempts} in all, waiting
+     * {@link #retryBackoff} after the first failure, doubling up to {@link #maxRetryBackoff} (never
+     * below the first wait)}
      */
     public RetryPolicy retryPolicy() {
         Duration cap = maxRetryBackoff.compareTo(retryBackoff) >= 0 ? maxRetryBackoff : retryBackoff;

@@ -398,7 +398,9 @@ public final class Database implements AutoCloseable {
      * the file of this database that is now shorter than mapped, and its first byte lost. Any other
      * error is thrown as it is.
      *
+     * @param e the error a read of this database's mapped files raised
      * @param what what was being done, e.g. "building a train batch"
+     * @return the exception to throw
      */
     public MappedFileFaultException fault(InternalError e, String what) {
         if (!MappedFiles.isMemoryFault(e)) {
