@@ -104,6 +104,23 @@ class MappedFilesTest {
     }
 
     @Test
+    void aKernelFaultWithoutAnAddressOnTwoMappingsNamesTheOneWhoseFileShrank() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment table = arena.allocate(4096);
+            MemorySegment indices = arena.allocate(64);
+            InternalError cause = new InternalError("a fault occurred in an unsafe memory access operation");
+            try (var rt = MappedFiles.register(table, "t.bin", off -> null, () -> 100);
+                    var ri = MappedFiles.register(indices, "i.bin", off -> null, () -> 64)) {
+                MappedFileFaultException e = MappedFiles.fault("Kernels.gather", 0, cause, "table", table,
+                        "indices", indices);
+                assertEquals("t.bin", e.source());
+                assertTrue(e.getMessage().contains("accessing table (it starts at byte 0 of the file)"),
+                        e.getMessage());
+            }
+        }
+    }
+
+    @Test
     void aCopyOfIntactMemoryIsAPlainCopy() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment src = arena.allocate(64);

@@ -83,6 +83,7 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         }
         positive("byteBudget", byteBudget);
         positive("maxAttempts", maxAttempts);
+        retryPolicy(maxAttempts, retryBackoff, maxRetryBackoff); // refuses negative or missing waits now, not at open
         positive("speculativeHeaderBytes", speculativeHeaderBytes);
         ChunkPlan.checkRank(rank, worldSize);
         if (hadoopConf == null) {
@@ -99,8 +100,14 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
      * below the first wait)}
      */
     public RetryPolicy retryPolicy() {
-        Duration cap = maxRetryBackoff.compareTo(retryBackoff) >= 0 ? maxRetryBackoff : retryBackoff;
-        return new RetryPolicy(maxAttempts, retryBackoff, cap, 0);
+        return retryPolicy(maxAttempts, retryBackoff, maxRetryBackoff);
+    }
+
+    private static RetryPolicy retryPolicy(int maxAttempts, Duration backoff, Duration maxBackoff) {
+        if (backoff == null || maxBackoff == null) {
+            throw new IllegalArgumentException("retry backoffs must be given, got " + backoff + " and " + maxBackoff);
+        }
+        return new RetryPolicy(maxAttempts, backoff, maxBackoff.compareTo(backoff) >= 0 ? maxBackoff : backoff, 0);
     }
 
     /**

@@ -440,5 +440,11 @@ class LocalLoadTest {
         assertTrue(notBool.getMessage().contains("hugePages"), notBool.getMessage());
         assertThrows(IllegalArgumentException.class, () -> LoaderConfig.builder().rank(2, 2).build());
         assertThrows(IllegalArgumentException.class, () -> LoaderConfig.builder().chunkBytes(0).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> LoaderConfig.builder().retries(3, Duration.ofMillis(-1), Duration.ofSeconds(1)).build());
+        // A cap below the first wait is the first wait.
+        assertEquals(Duration.ofSeconds(1), LoaderConfig.builder().retries(3, Duration.ofSeconds(1),
+                Duration.ofMillis(10)).build().retryPolicy().backoff(3));
+        assertEquals(Duration.ofMillis(400), LoaderConfig.builder().build().retryPolicy().backoff(3));
     }
 }
