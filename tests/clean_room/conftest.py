@@ -44,6 +44,18 @@ def user_env(venv: Path | None = None, **extra) -> dict:
     return env
 
 
+def jdk25_beside() -> dict:
+    """Where the machine's JDK 25 is found: the usual install places when it is there (as on a
+    developer's machine), else also the JDK the test command runs on (a CI runner keeps its JDKs in
+    a tool cache; setup-java's JAVA_HOME points there)."""
+    for release in glob.glob("/usr/lib/jvm/*/release") + glob.glob("/opt/java/*/release"):
+        text = Path(release).read_text(errors="replace")
+        if any(f'JAVA_VERSION="{v}' in text for v in range(25, 40)):
+            return {}
+    usual = "/usr/lib/jvm/*:/usr/java/*:/opt/java/*:/Library/Java/JavaVirtualMachines/*/Contents/Home"
+    return {"SAFETENSORS_JDK_SEARCH": usual + os.pathsep + os.environ["JAVA_HOME"]}
+
+
 def run(cmd, env, cwd, timeout=900) -> subprocess.CompletedProcess:
     proc = subprocess.run([str(c) for c in cmd], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     sys.stdout.write(f"$ {' '.join(str(c) for c in cmd)}\n{proc.stdout}")

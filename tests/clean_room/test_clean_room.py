@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file
 
-from conftest import PYSPARK, ROOT, java17_home, make_venv, run, user_env, wheel
+from conftest import PYSPARK, ROOT, java17_home, jdk25_beside, make_venv, run, user_env, wheel
 
 SCRIPTS = ROOT / "tests" / "clean_room" / "scripts"
 HEADWATER = ROOT / "java" / "sampler" / "src" / "test" / "resources" / "headwater-tiny"
@@ -50,7 +50,7 @@ def spark_venv(tmp_path_factory):
 
 def test_b_spark_wheel_writes_reads_runs_functions_and_logs_to_mlflow(spark_venv, tmp_path):
     """Java 17 is what PySpark would start; the helper starts the machine's JDK 25 instead."""
-    proc = run(["python", SCRIPTS / "spark_roundtrip.py", tmp_path], user_env(spark_venv), tmp_path)
+    proc = run(["python", SCRIPTS / "spark_roundtrip.py", tmp_path], user_env(spark_venv, **jdk25_beside()), tmp_path)
     first = proc.stdout.splitlines()[0]
     assert first.startswith("spark: 4.2.0 on Java 25"), first
     for line in ("read: 40 rows; tensor_key pushed down", "functions:", "mlflow: run"):
@@ -75,7 +75,7 @@ def test_b_without_a_jdk_25_the_helper_fails_before_any_jvm_starts(spark_venv, t
 
 def test_c_preprocess_entry_point_builds_a_database_the_sampler_opens(tmp_path):
     venv = make_venv(tmp_path / "venv", f"{wheel('safetensors_jvm_sampler')}[preprocess]")
-    env = user_env(venv)
+    env = user_env(venv, **jdk25_beside())
     data = tmp_path / "data"
     run(["safetensors-preprocess", "generate", "--driver-memory", "1g", "--data-dir", data, "--dataset", "synth",
          "--rows", "3000", "--master", "local[2]"], env, tmp_path)
