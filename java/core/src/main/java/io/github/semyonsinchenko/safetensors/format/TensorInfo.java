@@ -23,10 +23,32 @@ public final class TensorInfo {
         this.elementCount = elementCount;
     }
 
+    /**
+     * The entry of a tensor held on its own (not in a file): offsets 0 to its byte size. Checked by
+     * the format's rules for shapes and sizes.
+     *
+     * @throws IllegalArgumentException if a dimension is negative or above 2^48-1, the element count
+     *     overflows, or the size is not a whole number of bytes
+     */
+    public static TensorInfo of(String name, Dtype dtype, long[] shape) {
+        java.util.Objects.requireNonNull(name, "name");
+        java.util.Objects.requireNonNull(dtype, "dtype");
+        long[] dims = shape.clone();
+        try {
+            long count = HeaderRules.elementCount(name, dims, "<memory>");
+            long bytes = HeaderRules.storageBytes(name, dtype, dims, count, "<memory>");
+            return new TensorInfo(name, dtype, dims, 0, bytes, count);
+        } catch (SafetensorsException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    /** The tensor's name (its key in the header). */
     public String name() {
         return name;
     }
 
+    /** The element type. */
     public Dtype dtype() {
         return dtype;
     }
@@ -36,6 +58,7 @@ public final class TensorInfo {
         return shape.clone();
     }
 
+    /** The number of dimensions (0 for a scalar). */
     public int rank() {
         return shape.length;
     }
@@ -60,6 +83,7 @@ public final class TensorInfo {
         return end;
     }
 
+    /** Bytes of data: {@code end() - begin()}. */
     public long byteSize() {
         return end - begin;
     }

@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +60,22 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
     private final List<Tensor> tensors;
     private final Map<String, Tensor> byName;
     private final MappedFiles.Registration registration;
+    private final TensorOwner owner = new TensorOwner() {
+        @Override
+        void ensureOpen() {
+            SafetensorsFile.this.ensureOpen();
+        }
+
+        @Override
+        String source() {
+            return path.toString();
+        }
+
+        @Override
+        RuntimeException accessFailure(Tensor t, Throwable e) {
+            return SafetensorsFile.this.accessFailure(t, e);
+        }
+    };
     private volatile boolean closed;
 
     private SafetensorsFile(Path path, Header header, Arena arena, MemorySegment mapping) {
@@ -68,14 +84,14 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         this.arena = arena;
         MemorySegment data = mapping.asSlice(header.dataOffset(), header.dataSize());
         List<Tensor> list = new ArrayList<>(header.size());
-        Map<String, Tensor> index = HashMap.newHashMap(header.size());
+        Map<String, Tensor> index = LinkedHashMap.newLinkedHashMap(header.size());
         for (TensorInfo info : header.tensors()) {
-            Tensor t = new Tensor(this, info, data.asSlice(info.begin(), info.byteSize()));
+            Tensor t = new Tensor(owner, info, data.asSlice(info.begin(), info.byteSize()));
             list.add(t);
             index.put(info.name(), t);
         }
         this.tensors = Collections.unmodifiableList(list);
-        this.byName = index;
+        this.byName = Collections.unmodifiableMap(index);
         this.registration = MappedFiles.register(mapping, path.toString(), this::tensorAtFileOffset);
     }
 
@@ -149,6 +165,7 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         }
     }
 
+    /** The file. */
     public Path path() {
         return path;
     }
@@ -174,10 +191,12 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         return tensors().iterator();
     }
 
+    /** The number of tensors. */
     public int size() {
         return tensors.size();
     }
 
+    /** Whether the file has a tensor called {@code name}. */
     public boolean contains(String name) {
         return byName.containsKey(name);
     }
@@ -197,6 +216,16 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         return t;
     }
 
+    /**
+     * The tensors by name, in offset order (unmodifiable): what Hugging Face's {@code load_file}
+     * returns, as views of the mapping rather than copies.
+     */
+    public Map<String, Tensor> asMap() {
+        ensureOpen();
+        return byName;
+    }
+
+    /** Whether {@link #close()} has not been called. */
     public boolean isOpen() {
         return !closed;
     }
