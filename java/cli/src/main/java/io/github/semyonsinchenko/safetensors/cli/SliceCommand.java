@@ -127,25 +127,19 @@ final class SliceCommand implements Callable<Integer> {
 
     private List<Output> fromOptions(Map<String, Tensor> source) {
         Predicate<String> take = tensors.isEmpty() ? name -> true : NameGlob.anyOf(tensors);
-        List<Map.Entry<Predicate<String>, Slice>> rules = new ArrayList<>();
-        for (String s : slices) {
-            int eq = s.indexOf('=');
-            Predicate<String> match = eq < 0 ? name -> true : NameGlob.of(s.substring(0, eq));
-            rules.add(Map.entry(match, parseSlice(eq < 0 ? s : s.substring(eq + 1))));
+        SliceRules rules;
+        try {
+            rules = SliceRules.parse(slices);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         List<Output> out = new ArrayList<>();
         for (String name : source.keySet()) {
             if (!take.test(name)) {
                 continue;
             }
-            Slice slice = Slice.whole();
-            for (var rule : rules) {
-                if (rule.getKey().test(name)) {
-                    slice = rule.getValue();
-                    break;
-                }
-            }
-            out.add(new Output(name, name, slice, to));
+            Slice slice = rules.sliceOf(name);
+            out.add(new Output(name, name, slice == null ? Slice.whole() : slice, to));
         }
         if (out.isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(), "no tensor of " + in + " matches --tensors "

@@ -439,6 +439,18 @@ public final class SliceLayout {
         SliceCopy.copy(this, src, srcStart, fromRun, toRun, dst, dstOffset, target);
     }
 
+    /** Equal when the same slice is applied to a tensor of the same name, dtype and shape. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SliceLayout l && l.tensor.equals(tensor) && l.dtype == dtype
+                && Arrays.equals(l.tensorShape, tensorShape) && l.slice.equals(slice);
+    }
+
+    @Override
+    public int hashCode() {
+        return (tensor.hashCode() * 31 + Arrays.hashCode(tensorShape)) * 31 + slice.hashCode();
+    }
+
     @Override
     public String toString() {
         return String.format(Locale.ROOT, "%s%s of %s %s: shape %s, %d run(s) of %d bytes from byte %d", tensor,

@@ -18,6 +18,7 @@ public final class LoadStats {
     final AtomicLong retries = new AtomicLong();
     final AtomicLong chunksLoaded = new AtomicLong();
     final AtomicLong tensorsHandedOut = new AtomicLong();
+    final AtomicLong bytesHandedOut = new AtomicLong();
 
     /** Directory listings and glob expansions issued by the metadata pass. */
     public long listings() {
@@ -59,6 +60,14 @@ public final class LoadStats {
 
     public long tensorsHandedOut() {
         return tensorsHandedOut.get();
+    }
+
+    /**
+     * Bytes of the tensors (or their slices) handed out so far, in their stored dtype: what the
+     * consumer asked for, against which {@link #dataBytes()} (what was read) can be compared.
+     */
+    public long bytesHandedOut() {
+        return bytesHandedOut.get();
     }
 
     /** All requests: headers plus data. */

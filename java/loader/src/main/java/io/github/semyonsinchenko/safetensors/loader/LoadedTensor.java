@@ -1,14 +1,18 @@
 package io.github.semyonsinchenko.safetensors.loader;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.io.Slice;
+import io.github.semyonsinchenko.safetensors.io.Tensor;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32C;
 
 /**
- * One tensor handed out by the loader: a read-only slice of its chunk's off-heap buffer (or, when
- * converted, of a buffer of its own). Close it when done: the chunk's memory is freed when its
- * last tensor is closed (or when the loader is). After {@link #close()}, {@link #data()} throws.
+ * One tensor handed out by the loader, or the slice of it that was asked for: a read-only view of
+ * its chunk's off-heap buffer when its bytes lie there in one run, else (a strided slice, or a
+ * conversion) a buffer of its own filled in one pass. Close it when done: the chunk's memory is
+ * freed when its last tensor is closed (or when the loader is). After {@link #close()},
+ * {@link #data()} throws.
  */
 public final class LoadedTensor implements AutoCloseable {
     private final String file;
@@ -16,17 +20,21 @@ public final class LoadedTensor implements AutoCloseable {
     private final Dtype dtype;
     private final Dtype storedDtype;
     private final long[] shape;
+    private final Slice slice;
+    private final long[] tensorShape;
     private final MemorySegment data;
     private final Runnable release;
     private boolean closed;
 
-    LoadedTensor(String file, String name, Dtype dtype, Dtype storedDtype, long[] shape, MemorySegment data,
-                 Runnable release) {
+    LoadedTensor(String file, String name, Dtype dtype, Dtype storedDtype, long[] shape, Slice slice,
+                 long[] tensorShape, MemorySegment data, Runnable release) {
         this.file = file;
         this.name = name;
         this.dtype = dtype;
         this.storedDtype = storedDtype;
         this.shape = shape;
+        this.slice = slice;
+        this.tensorShape = tensorShape;
         this.data = data;
         this.release = release;
     }
@@ -36,6 +44,7 @@ public final class LoadedTensor implements AutoCloseable {
         return file;
     }
 
+    /** The tensor's name in the checkpoint. */
     public String name() {
         return name;
     }
@@ -50,9 +59,27 @@ public final class LoadedTensor implements AutoCloseable {
         return storedDtype;
     }
 
-    /** A copy of the shape. */
+    /** A copy of the shape of {@link #data()}: the slice's (the tensor's when loaded whole). */
     public long[] shape() {
         return shape.clone();
+    }
+
+    /** The slice loaded; {@link Slice#isWhole()} when the whole tensor was. */
+    public Slice slice() {
+        return slice;
+    }
+
+    /** A copy of the whole tensor's shape in the file. */
+    public long[] tensorShape() {
+        return tensorShape.clone();
+    }
+
+    /**
+     * This tensor as a core {@link Tensor} view of {@link #data()} (the typed getters,
+     * {@code toFloatArray}, further slices, conversions), valid until this tensor is closed.
+     */
+    public Tensor asTensor() {
+        return Tensor.of(name, dtype, shape, data());
     }
 
     /** Read-only little-endian bytes. */
@@ -63,6 +90,7 @@ public final class LoadedTensor implements AutoCloseable {
         return data;
     }
 
+    /** Bytes of {@link #data()}. */
     public long byteSize() {
         return data.byteSize();
     }

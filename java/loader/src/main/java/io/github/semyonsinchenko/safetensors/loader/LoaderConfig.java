@@ -25,6 +25,7 @@ import org.apache.hadoop.conf.Configuration;
  *   <tr><td>byteBudget</td><td>safetensors.loader.byteBudget / SAFETENSORS_LOADER_BYTE_BUDGET</td><td>4,000,000,000</td></tr>
  *   <tr><td>legacy</td><td>safetensors.loader.legacy / SAFETENSORS_LOADER_LEGACY</td><td>false</td></tr>
  *   <tr><td>hugePages</td><td>safetensors.loader.hugePages / SAFETENSORS_LOADER_HUGE_PAGES</td><td>false</td></tr>
+ *   <tr><td>gapBytes</td><td>safetensors.loader.gapBytes / SAFETENSORS_LOADER_GAP_BYTES</td><td>1,048,576</td></tr>
  * </table>
  *
  * @param chunkBytes largest chunk holding more than one tensor; a chunk over {@code requestBytes}
@@ -53,13 +54,22 @@ import org.apache.hadoop.conf.Configuration;
  *     tensors are read at random afterwards); off by default because the first touch of a huge page
  *     can stall on the kernel's compaction: measured 0.1 to 1.4 s of CPU per 512 MiB (against
  *     0.25 s for ordinary memory) with THP defrag set to "madvise", which made the whole load slower
+ * @param gapBytes with a selection or slices ({@link TensorSelection}), the largest run of unneeded
+ *     bytes one request reads through to serve the needed bytes on both sides instead of issuing a
+ *     second request (0: never read an unneeded byte)
  */
 public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentChunks, int workerThreads,
                            int prefetchDepth, long byteBudget, boolean legacy, int worldSize, int rank,
                            boolean readAll, Dtype convertTo, int maxAttempts, Duration retryBackoff,
                            Duration maxRetryBackoff, int speculativeHeaderBytes, Configuration hadoopConf,
-                           MetadataCache metadataCache, boolean hugePages) {
+                           MetadataCache metadataCache, boolean hugePages, long gapBytes) {
     public static final String PROPERTY_PREFIX = "safetensors.loader.";
+    /**
+     * The default {@code gapBytes}: reading 1 MiB more costs less than another request on an object
+     * store (a round trip of tens of milliseconds) and little on HDFS; a tensor-parallel block split
+     * along dimension 0 is one run, so the gaps between ranks' blocks are far larger and never read.
+     */
+    public static final long DEFAULT_GAP_BYTES = 1 << 20;
     public static final String ENV_PREFIX = "SAFETENSORS_LOADER_";
     /**
      * Requests on object stores, where one stream caps throughput (437 MB/s from s3proxy, far less
@@ -83,6 +93,9 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         positive("byteBudget", byteBudget);
         positive("maxAttempts", maxAttempts);
         positive("speculativeHeaderBytes", speculativeHeaderBytes);
+        if (gapBytes < 0) {
+            throw new IllegalArgumentException("gapBytes must be >= 0, got " + gapBytes);
+        }
         ChunkPlan.checkRank(rank, worldSize);
         if (hadoopConf == null) {
             hadoopConf = new Configuration();
@@ -159,6 +172,9 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         if ((v = lookup.apply("hugePages")) != null) {
             b.hugePages(parseBoolean("hugePages", v));
         }
+        if ((v = lookup.apply("gapBytes")) != null) {
+            b.gapBytes(parseLong("gapBytes", v));
+        }
         return b;
     }
 
@@ -197,6 +213,7 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         private Configuration hadoopConf;
         private MetadataCache metadataCache;
         private boolean hugePages;
+        private long gapBytes = DEFAULT_GAP_BYTES;
 
         public Builder chunkBytes(long v) {
             chunkBytes = v;
@@ -277,10 +294,22 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
             return this;
         }
 
+        /**
+         * The largest gap of unneeded bytes a request reads through between needed ones (see the
+         * record's {@code gapBytes}); 0 reads no unneeded byte.
+         *
+         * @param v bytes, at least 0
+         * @return this builder
+         */
+        public Builder gapBytes(long v) {
+            gapBytes = v;
+            return this;
+        }
+
         public LoaderConfig build() {
             return new LoaderConfig(chunkBytes, requestBytes, maxConcurrentChunks, workerThreads, prefetchDepth,
                     byteBudget, legacy, worldSize, rank, readAll, convertTo, maxAttempts, retryBackoff,
-                    maxRetryBackoff, speculativeHeaderBytes, hadoopConf, metadataCache, hugePages);
+                    maxRetryBackoff, speculativeHeaderBytes, hadoopConf, metadataCache, hugePages, gapBytes);
         }
     }
 }
