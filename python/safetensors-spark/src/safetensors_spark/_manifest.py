@@ -2,7 +2,7 @@
 
 Accepts the shard field ``shard_path`` (written by this project now and by the original connector)
 and ``file`` (this project's earlier versions); the JVM reads the same fields the same way
-(``spark.dataset.Manifest``, also for MLflow lineage).
+(``dataset.Manifest`` in the safetensors-dataset module, also for MLflow lineage).
 """
 
 from __future__ import annotations

@@ -252,7 +252,7 @@ class DistributedSafetensorsDataset:
 
     @staticmethod
     def _split(name: str, columns: list[str], write_mode=None, kv_separator=None) -> tuple[str, str]:
-        """(sample key, column) of a tensor name (spark/DATASET.md): kv ``<key><sep><column>``;
+        """(sample key, column) of a tensor name (format/dataset.md): kv ``<key><sep><column>``;
         batch ``<column>`` (a file per batch) or ``<column>/<batch>`` (packed); in datasets of
         earlier versions ``<key>/<column>`` or ``<key>`` of the only column; a tensor of a plain
         file is its own column."""

@@ -2,7 +2,7 @@
 
 ``log_dataset(path)`` reads ``dataset_manifest.json`` and logs the dataset as an input of an MLflow
 run. The dataset's source (``source_type`` "safetensors") is the same JSON document the JVM's
-``io.github.semyonsinchenko.safetensors.mlflow.SafetensorsDatasetSource.toJson()`` gives for the
+``io.github.semyonsinchenko.safetensors.dataset.mlflow.SafetensorsDatasetSource.toJson()`` gives for the
 same path: ``uri`` (the manifest), ``dataset_uri``, ``digest``, versions, totals, shards, schema.
 """
 

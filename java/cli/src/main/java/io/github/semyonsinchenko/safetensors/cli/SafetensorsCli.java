@@ -29,6 +29,7 @@ import picocli.CommandLine.Spec;
             ConvertCommand.class,
             SliceCommand.class,
             LoadCommand.class,
+            VacuumCommand.class,
             DemoCommand.class,
             SamplerCommand.class,
             CommandLine.HelpCommand.class
