@@ -25,6 +25,8 @@ public final class NameGlob implements Predicate<String> {
     /**
      * Compiles {@code glob}.
      *
+     * @param glob the pattern
+     * @return the compiled pattern
      * @throws IllegalArgumentException if a {@code [} is never closed
      */
     public static NameGlob of(String glob) {
@@ -62,7 +64,12 @@ public final class NameGlob implements Predicate<String> {
         return new NameGlob(glob, Pattern.compile(re.toString(), Pattern.DOTALL));
     }
 
-    /** A predicate true for names matching any of {@code globs} (false for none given). */
+    /**
+     * A predicate true for names matching any of {@code globs} (false for none given).
+     *
+     * @param globs the patterns
+     * @return the predicate
+     */
     public static Predicate<String> anyOf(List<String> globs) {
         List<NameGlob> compiled = globs.stream().map(NameGlob::of).toList();
         return name -> {
@@ -81,7 +88,7 @@ public final class NameGlob implements Predicate<String> {
         return pattern.matcher(name).matches();
     }
 
-    /** The pattern as given. */
+    /** {@return the pattern as given} */
     public String glob() {
         return glob;
     }

@@ -43,6 +43,9 @@ public final class Safetensors {
      * by name in offset order: {@code load_file}. Nothing stays open; the tensors live until
      * {@code arena} is closed. {@link SafetensorsBuffer#read} gives the metadata as well.
      *
+     * @param path the file
+     * @param arena owns the memory the file is read into
+     * @return the tensors by name, in offset order
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the file breaks a format rule
      */
     public static Map<String, Tensor> loadFile(Path path, Arena arena) throws IOException {
@@ -53,6 +56,8 @@ public final class Safetensors {
      * Parses a whole safetensors file held in {@code bytes}, validated, and returns its tensors by
      * name in offset order: {@code load(bytes)}. The tensors are views of {@code bytes}, not copies.
      *
+     * @param bytes a whole safetensors file
+     * @return the tensors by name, in offset order
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the bytes break a format rule
      */
     public static Map<String, Tensor> load(byte[] bytes) throws IOException {
@@ -63,18 +68,32 @@ public final class Safetensors {
      * Parses a safetensors image in place, with its metadata: {@code deserialize(bytes)}, Rust's
      * {@code SafeTensors::deserialize}. The segment is borrowed (see {@link SafetensorsBuffer}).
      *
+     * @param image a whole safetensors file in memory
+     * @return the parsed image
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the image breaks a format rule
      */
     public static SafetensorsBuffer deserialize(MemorySegment image) throws IOException {
         return SafetensorsBuffer.of(image, "<memory>");
     }
 
-    /** {@link #deserialize(MemorySegment)} of a byte array (not copied). */
+    /**
+     * {@link #deserialize(MemorySegment)} of a byte array (not copied).
+     *
+     * @param image a whole safetensors file
+     * @return the parsed image
+     * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the image breaks a format rule
+     */
     public static SafetensorsBuffer deserialize(byte[] image) throws IOException {
         return SafetensorsBuffer.of(image);
     }
 
-    /** {@link #saveFile(Map, Map, Path)} without metadata. */
+    /**
+     * {@link #saveFile(Map, Map, Path)} without metadata.
+     *
+     * @param tensors the tensors, each under its key
+     * @param path the file to write
+     * @throws IOException if writing fails, or the layout breaks a format rule
+     */
     public static void saveFile(Map<String, Tensor> tensors, Path path) throws IOException {
         saveFile(tensors, Map.of(), path);
     }
@@ -84,6 +103,9 @@ public final class Safetensors {
      * {@code metadata} to {@code path}, atomically (a temporary file renamed over it): {@code
      * save_file(tensors, path, metadata)}. Tensors may come from any file, buffer or {@link Tensor#of}.
      *
+     * @param tensors the tensors, each under its key
+     * @param metadata the {@code __metadata__} entries
+     * @param path the file to write
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the layout breaks a
      *     format rule (e.g. an empty name)
      */
@@ -96,7 +118,11 @@ public final class Safetensors {
      * The bytes of a safetensors file holding {@code tensors} and {@code metadata}: {@code save} /
      * {@code serialize}. Under 2 GiB; {@link #saveFile} has no limit.
      *
+     * @param tensors the tensors, each under its key
+     * @param metadata the {@code __metadata__} entries
+     * @return the file's bytes
      * @throws IllegalArgumentException if the file would be 2 GiB or more
+     * @throws IOException if a tensor cannot be read, or the layout breaks a format rule
      */
     public static byte[] save(Map<String, Tensor> tensors, Map<String, String> metadata) throws IOException {
         SafetensorsWriter writer = writer(tensors, metadata);

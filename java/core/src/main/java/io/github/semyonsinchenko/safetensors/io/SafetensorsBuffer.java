@@ -97,6 +97,8 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
      * mapped, or a heap array's). The segment is borrowed, viewed read-only, never copied.
      *
      * @param source names the image in error messages (e.g. the URL it came from)
+     * @param image the whole file's bytes
+     * @return the parsed image
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the image breaks a
      *     format rule; the message names the source, the tensor and the rule
      */
@@ -109,12 +111,25 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
         return new SafetensorsBuffer(source, header, readOnly);
     }
 
-    /** {@link #of(MemorySegment, String)} of a byte array (not copied; it must stay unchanged while in use). */
+    /**
+     * {@link #of(MemorySegment, String)} of a byte array (not copied; it must stay unchanged while in use).
+     *
+     * @param image the whole file's bytes
+     * @param source names the image in error messages
+     * @return the parsed image
+     * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the image breaks a format rule
+     */
     public static SafetensorsBuffer of(byte[] image, String source) throws IOException {
         return of(MemorySegment.ofArray(image), source);
     }
 
-    /** {@link #of(byte[], String)} with the source named {@code <bytes>}. */
+    /**
+     * {@link #of(byte[], String)} with the source named {@code <bytes>}.
+     *
+     * @param image the whole file's bytes
+     * @return the parsed image
+     * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the image breaks a format rule
+     */
     public static SafetensorsBuffer of(byte[] image) throws IOException {
         return of(image, "<bytes>");
     }
@@ -123,6 +138,9 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
      * Reads the whole file into memory owned by {@code arena} (no mapping stays open) and parses it:
      * Hugging Face's {@code load_file}. The tensors live until {@code arena} is closed.
      *
+     * @param path the file
+     * @param arena owns the memory the file is read into
+     * @return the parsed image
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the file breaks a
      *     format rule
      */
@@ -146,28 +164,28 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
         }
     }
 
-    /** The name given for the image (a path for {@link #read}). */
+    /** {@return the name given for the image (a path for {@link #read})} */
     public String source() {
         return source;
     }
 
-    /** The validated header (also available after close). */
+    /** {@return the validated header (also available after close)} */
     public Header header() {
         return header;
     }
 
-    /** {@code __metadata__} in file order. */
+    /** {@return {@code __metadata__} in file order} */
     public SequencedMap<String, String> metadata() {
         return header.metadata();
     }
 
-    /** The whole image, read-only. */
+    /** {@return the whole image, read-only} */
     public MemorySegment segment() {
         ensureOpen();
         return image;
     }
 
-    /** Tensors in offset order. */
+    /** {@return tensors in offset order} */
     public List<Tensor> tensors() {
         ensureOpen();
         return tensors;
@@ -178,18 +196,23 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
         return tensors().iterator();
     }
 
-    /** The tensors by name, in offset order (unmodifiable). */
+    /** {@return the tensors by name, in offset order (unmodifiable)} */
     public Map<String, Tensor> asMap() {
         ensureOpen();
         return byName;
     }
 
-    /** The number of tensors. */
+    /** {@return the number of tensors} */
     public int size() {
         return tensors.size();
     }
 
-    /** Whether the image has a tensor called {@code name}. */
+    /**
+     * Whether the image has a tensor called {@code name}.
+     *
+     * @param name a tensor name
+     * @return whether the image has it
+     */
     public boolean contains(String name) {
         return byName.containsKey(name);
     }
@@ -197,6 +220,8 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
     /**
      * The tensor called {@code name}, in O(1).
      *
+     * @param name a tensor name
+     * @return the tensor
      * @throws NoSuchElementException naming the image when there is no such tensor
      */
     public Tensor tensor(String name) {
@@ -209,7 +234,7 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
         return t;
     }
 
-    /** Whether {@link #close()} has not been called. */
+    /** {@return whether {@link #close()} has not been called} */
     public boolean isOpen() {
         return !closed;
     }

@@ -104,7 +104,12 @@ public final class Slice {
         }
     }
 
-    /** The slice made of {@code indexes}, one per dimension from the first. */
+    /**
+     * The slice made of {@code indexes}, one per dimension from the first.
+     *
+     * @param indexes one per dimension from the first
+     * @return the slice
+     */
     public static Slice of(Index... indexes) {
         for (Index i : indexes) {
             Objects.requireNonNull(i, "a slice index");
@@ -112,32 +117,55 @@ public final class Slice {
         return new Slice(List.of(indexes));
     }
 
-    /** The slice made of {@code indexes}, one per dimension from the first. */
+    /**
+     * The slice made of {@code indexes}, one per dimension from the first.
+     *
+     * @param indexes one per dimension from the first
+     * @return the slice
+     */
     public static Slice of(List<? extends Index> indexes) {
         return new Slice(new ArrayList<>(indexes));
     }
 
-    /** The whole tensor ({@code [:]} or {@code []}). */
+    /** {@return the whole tensor ({@code [:]} or {@code []})} */
     public static Slice whole() {
         return WHOLE;
     }
 
-    /** {@code :}, a whole dimension. */
+    /** {@return {@code :}, a whole dimension} */
     public static Range all() {
         return new Range(null, null, 1);
     }
 
-    /** {@code start:stop}. */
+    /**
+     * {@code start:stop}.
+     *
+     * @param start the first element (negative counts from the end)
+     * @param stop one past the last (negative counts from the end)
+     * @return the range
+     */
     public static Range range(long start, long stop) {
         return new Range(start, stop, 1);
     }
 
-    /** {@code start:stop:step}. */
+    /**
+     * {@code start:stop:step}.
+     *
+     * @param start the first element (negative counts from the end)
+     * @param stop one past the last (negative counts from the end)
+     * @param step the distance between elements, at least 1
+     * @return the range
+     */
     public static Range range(long start, long stop, long step) {
         return new Range(start, stop, step);
     }
 
-    /** {@code index}: one element, the dimension dropped. */
+    /**
+     * {@code index}: one element, the dimension dropped.
+     *
+     * @param index the element (negative counts from the end)
+     * @return the index
+     */
     public static At at(long index) {
         return new At(index);
     }
@@ -146,6 +174,10 @@ public final class Slice {
      * {@code [start, stop)} along dimension {@code dim}, every other dimension whole: e.g.
      * {@code along(1, 0, 128)} is {@code [:, 0:128]}.
      *
+     * @param dim the dimension cut
+     * @param start the first element along it
+     * @param stop one past the last
+     * @return the slice
      * @throws IllegalArgumentException if {@code dim < 0}
      */
     public static Slice along(int dim, long start, long stop) {
@@ -165,6 +197,10 @@ public final class Slice {
      * {@code numpy.array_split} cuts it (the first {@code size % blocks} blocks get one element more),
      * so the blocks together cover the dimension exactly once: {@code {start, stop}}.
      *
+     * @param size the dimension's size
+     * @param blocks how many blocks
+     * @param block which block
+     * @return the block's start and stop
      * @throws IllegalArgumentException if {@code size < 0}, {@code blocks < 1} or {@code block} is
      *     not in {@code [0, blocks)}
      */
@@ -185,6 +221,8 @@ public final class Slice {
      * an integer, or {@code ...}; surrounding brackets and spaces are ignored; {@code ""}, {@code "[]"}
      * and {@code ":"} are the whole tensor.
      *
+     * @param text e.g. {@code ":, 0:128"} or {@code "[3, ..., ::2]"}
+     * @return the slice
      * @throws IllegalArgumentException naming the index that is not valid
      */
     public static Slice parse(String text) {
@@ -227,12 +265,12 @@ public final class Slice {
         return new Slice(list);
     }
 
-    /** The indexes as given (an {@link #ELLIPSIS} not yet expanded). */
+    /** {@return the indexes as given (an {@link #ELLIPSIS} not yet expanded)} */
     public List<Index> indexes() {
         return indexes;
     }
 
-    /** Whether this slice takes every element of any tensor ({@code []}, {@code [:]}, {@code [...]}, ...). */
+    /** {@return whether this slice takes every element of any tensor ({@code []}, {@code [:]}, {@code [...]}, ...)} */
     public boolean isWhole() {
         for (Index i : indexes) {
             if (!(i instanceof Ellipsis) && !(i instanceof Range r && r.start() == null && r.stop() == null
@@ -253,7 +291,7 @@ public final class Slice {
         return indexes.hashCode();
     }
 
-    /** numpy's syntax, e.g. {@code [:, 0:128, ::2]}; {@link #parse} reads it back. */
+    /** {@return numpy's syntax, e.g. {@code [:, 0:128, ::2]}; {@link #parse} reads it back} */
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("[");

@@ -35,7 +35,7 @@ public final class SliceLayout {
      * @param length bytes in the run
      */
     public record Run(long offset, long length) {
-        /** One past the last byte. */
+        /** {@return one past the last byte} */
         public long end() {
             return offset + length;
         }
@@ -74,6 +74,9 @@ public final class SliceLayout {
     /**
      * The layout of {@code slice} applied to the tensor {@code info} describes.
      *
+     * @param info the tensor's header entry
+     * @param slice what to take of it
+     * @return the layout
      * @throws SliceOutOfBoundsException if an index is outside its dimension
      * @throws IllegalArgumentException if the slice has more indexes than the tensor has dimensions,
      *     or cuts a sub-byte dtype off a byte boundary
@@ -85,6 +88,11 @@ public final class SliceLayout {
     /**
      * The layout of {@code slice} applied to a tensor {@code name} of {@code dtype} and {@code shape}.
      *
+     * @param name the tensor's name, for messages
+     * @param dtype its element type
+     * @param shape its shape
+     * @param slice what to take of it
+     * @return the layout
      * @throws SliceOutOfBoundsException if an index is outside its dimension
      * @throws IllegalArgumentException if the slice has more indexes than the tensor has dimensions,
      *     or cuts a sub-byte dtype off a byte boundary, or the shape is negative or too large
@@ -223,82 +231,87 @@ public final class SliceLayout {
         return out;
     }
 
-    /** The tensor's name. */
+    /** {@return the tensor's name} */
     public String tensor() {
         return tensor;
     }
 
-    /** The element type, the tensor's. */
+    /** {@return the element type, the tensor's} */
     public Dtype dtype() {
         return dtype;
     }
 
-    /** A copy of the tensor's shape. */
+    /** {@return a copy of the tensor's shape} */
     public long[] tensorShape() {
         return tensorShape.clone();
     }
 
-    /** The slice this layout resolves. */
+    /** {@return the slice this layout resolves} */
     public Slice slice() {
         return slice;
     }
 
-    /** A copy of the result's shape: one entry per range of the slice and per dimension left out. */
+    /** {@return a copy of the result's shape: one entry per range of the slice and per dimension left out} */
     public long[] shape() {
         return shape.clone();
     }
 
-    /** Elements in the result. */
+    /** {@return elements in the result} */
     public long elementCount() {
         return elementCount;
     }
 
-    /** Bytes in the result: {@link #runCount()} times {@link #runBytes()}. */
+    /** {@return bytes in the result: {@link #runCount()} times {@link #runBytes()}} */
     public long byteSize() {
         return runCount * runBytes;
     }
 
-    /** Bytes in each run; 0 when the result is empty. */
+    /** {@return bytes in each run; 0 when the result is empty} */
     public long runBytes() {
         return runBytes;
     }
 
-    /** How many runs; 0 when the result is empty. */
+    /** {@return how many runs; 0 when the result is empty} */
     public long runCount() {
         return runCount;
     }
 
-    /** Whether the result is one run of the tensor's bytes (or empty), so a view needs no copy. */
+    /** {@return whether the result is one run of the tensor's bytes (or empty), so a view needs no copy} */
     public boolean isContiguous() {
         return runCount <= 1;
     }
 
-    /** Whether the slice takes the whole tensor. */
+    /** {@return whether the slice takes the whole tensor} */
     public boolean isWhole() {
         return runCount == 1 && runBytes == tensorBytes || tensorBytes == 0;
     }
 
-    /** The first run's offset. */
+    /** {@return the first run's offset} */
     public long firstOffset() {
         return firstOffset;
     }
 
-    /** One past the last byte of the last run: the runs lie in {@code [firstOffset(), endOffset())}. */
+    /** {@return one past the last byte of the last run: the runs lie in {@code [firstOffset(), endOffset())}} */
     public long endOffset() {
         return runCount == 0 ? firstOffset : runOffset(runCount - 1) + runBytes;
     }
 
-    /** A copy of the loops' counts, innermost first; their product is {@link #runCount()}. */
+    /** {@return a copy of the loops' counts, innermost first; their product is {@link #runCount()}} */
     public long[] loopCounts() {
         return counts.clone();
     }
 
-    /** A copy of the loops' strides in bytes, innermost first. */
+    /** {@return a copy of the loops' strides in bytes, innermost first} */
     public long[] loopStrides() {
         return strides.clone();
     }
 
-    /** The offset of run {@code i}, in O(loops). */
+    /**
+     * The offset of run {@code i}, in O(loops).
+     *
+     * @param i the run, in {@code [0, runCount())}
+     * @return its offset from the tensor's first byte
+     */
     public long runOffset(long i) {
         Objects.checkIndex(i, runCount);
         long off = firstOffset;
@@ -309,7 +322,7 @@ public final class SliceLayout {
         return off;
     }
 
-    /** The runs in order, computed on access (no list of runs is stored). */
+    /** {@return the runs in order, computed on access (no list of runs is stored)} */
     public List<Run> runs() {
         return new Runs();
     }
@@ -370,7 +383,7 @@ public final class SliceLayout {
      * @param runs how many runs it holds
      */
     public record MergedRange(long offset, long length, long firstRun, long runs) {
-        /** One past the last byte. */
+        /** {@return one past the last byte} */
         public long end() {
             return offset + length;
         }
@@ -398,6 +411,7 @@ public final class SliceLayout {
      *
      * @param tensorData the tensor's bytes, at least as many as the tensor has
      * @param dst at least {@code elementCount() * target.byteSize()} bytes
+     * @param target the dtype written
      * @throws UnsupportedOperationException if no kernel converts this dtype to {@code target}
      */
     public void copy(MemorySegment tensorData, MemorySegment dst, Dtype target) {
@@ -417,6 +431,13 @@ public final class SliceLayout {
      * ({@link #mergedRanges}): each range's runs are copied from where the range landed. Run
      * {@code fromRun} lands at {@code dstOffset}, the next ones after it.
      *
+     * @param src bytes of the tensor
+     * @param srcStart which byte of the tensor {@code src} starts with
+     * @param fromRun the first run copied
+     * @param toRun one past the last run copied
+     * @param dst where the runs go
+     * @param dstOffset where run {@code fromRun} goes in {@code dst}
+     * @param target the dtype written
      * @throws IndexOutOfBoundsException if a run lies outside {@code src} or the output outside {@code dst}
      * @throws UnsupportedOperationException if no kernel converts this dtype to {@code target}
      */

@@ -12,9 +12,13 @@ import java.util.Locale;
 public final class SliceOutOfBoundsException extends IndexOutOfBoundsException {
     private static final long serialVersionUID = 1L;
 
+    /** The tensor's name. */
     private final String tensor;
+    /** The dimension out of bounds. */
     private final int dimension;
+    /** Its size. */
     private final long dimensionSize;
+    /** The index as written. */
     private final String index;
 
     SliceOutOfBoundsException(String tensor, long[] shape, int dimension, Slice.Index index, String problem) {
@@ -26,22 +30,22 @@ public final class SliceOutOfBoundsException extends IndexOutOfBoundsException {
         this.index = index.toString();
     }
 
-    /** The tensor's name. */
+    /** {@return the tensor's name} */
     public String tensor() {
         return tensor;
     }
 
-    /** The dimension (0 is the first) whose index is out of bounds. */
+    /** {@return the dimension (0 is the first) whose index is out of bounds} */
     public int dimension() {
         return dimension;
     }
 
-    /** That dimension's size. */
+    /** {@return that dimension's size} */
     public long dimensionSize() {
         return dimensionSize;
     }
 
-    /** The index as written in a slice, e.g. {@code 0:5000} or {@code -7}. */
+    /** {@return the index as written in a slice, e.g. {@code 0:5000} or {@code -7}} */
     public String index() {
         return index;
     }

@@ -50,8 +50,12 @@ public final class Tensor {
      * A tensor over {@code data}, memory the caller owns (a borrowed view, valid while that memory
      * is): for building tensors to save ({@link Safetensors#saveFile}) or to read with this API.
      *
+     * @param name the tensor's name
+     * @param dtype its element type
+     * @param shape its shape
      * @param data exactly the bytes {@code dtype} and {@code shape} need, little-endian; viewed
      *     read-only, not copied
+     * @return the tensor
      * @throws IllegalArgumentException if the shape is not valid or {@code data} has another size
      */
     public static Tensor of(String name, Dtype dtype, long[] shape, MemorySegment data) {
@@ -64,32 +68,78 @@ public final class Tensor {
         return new Tensor(TensorOwner.BORROWED, info, data.asReadOnly());
     }
 
-    /** An F32 tensor over {@code values} (not copied); needs a little-endian JVM, as the format does. */
+    /**
+     * An F32 tensor over {@code values} (not copied); needs a little-endian JVM, as the format does.
+     *
+     * @param name the tensor's name
+     * @param shape its shape
+     * @param values its elements, row-major
+     * @return the tensor
+     */
     public static Tensor of(String name, long[] shape, float[] values) {
         return of(name, Dtype.F32, shape, heap(MemorySegment.ofArray(values)));
     }
 
-    /** An F64 tensor over {@code values} (not copied); needs a little-endian JVM. */
+    /**
+     * An F64 tensor over {@code values} (not copied); needs a little-endian JVM.
+     *
+     * @param name the tensor's name
+     * @param shape its shape
+     * @param values its elements, row-major
+     * @return the tensor
+     */
     public static Tensor of(String name, long[] shape, double[] values) {
         return of(name, Dtype.F64, shape, heap(MemorySegment.ofArray(values)));
     }
 
-    /** An I32 or U32 tensor over {@code values} (not copied); needs a little-endian JVM. */
+    /**
+     * An I32 or U32 tensor over {@code values} (not copied); needs a little-endian JVM.
+     *
+     * @param name the tensor's name
+     * @param dtype I32 or U32
+     * @param shape its shape
+     * @param values its elements, row-major
+     * @return the tensor
+     */
     public static Tensor of(String name, Dtype dtype, long[] shape, int[] values) {
         return of(name, dtype, shape, heap(MemorySegment.ofArray(values)));
     }
 
-    /** An I64 or U64 tensor over {@code values} (not copied); needs a little-endian JVM. */
+    /**
+     * An I64 or U64 tensor over {@code values} (not copied); needs a little-endian JVM.
+     *
+     * @param name the tensor's name
+     * @param dtype I64 or U64
+     * @param shape its shape
+     * @param values its elements, row-major
+     * @return the tensor
+     */
     public static Tensor of(String name, Dtype dtype, long[] shape, long[] values) {
         return of(name, dtype, shape, heap(MemorySegment.ofArray(values)));
     }
 
-    /** A 16-bit tensor (F16, BF16, I16, U16) over the raw bits in {@code values} (not copied); little-endian JVM. */
+    /**
+     * A 16-bit tensor (F16, BF16, I16, U16) over the raw bits in {@code values} (not copied); little-endian JVM.
+     *
+     * @param name the tensor's name
+     * @param dtype F16, BF16, I16 or U16
+     * @param shape its shape
+     * @param values its elements' bits, row-major
+     * @return the tensor
+     */
     public static Tensor of(String name, Dtype dtype, long[] shape, short[] values) {
         return of(name, dtype, shape, heap(MemorySegment.ofArray(values)));
     }
 
-    /** A tensor over raw little-endian bytes (any dtype, sub-byte ones packed), not copied. */
+    /**
+     * A tensor over raw little-endian bytes (any dtype, sub-byte ones packed), not copied.
+     *
+     * @param name the tensor's name
+     * @param dtype its element type
+     * @param shape its shape
+     * @param bytes exactly its bytes
+     * @return the tensor
+     */
     public static Tensor of(String name, Dtype dtype, long[] shape, byte[] bytes) {
         return of(name, dtype, shape, MemorySegment.ofArray(bytes));
     }
@@ -102,42 +152,42 @@ public final class Tensor {
         return array;
     }
 
-    /** The header entry: name, dtype, shape and offsets in its file (0 to its size for {@link #of}). */
+    /** {@return the header entry: name, dtype, shape and offsets in its file (0 to its size for {@link #of})} */
     public TensorInfo info() {
         return info;
     }
 
-    /** The tensor's name. */
+    /** {@return the tensor's name} */
     public String name() {
         return info.name();
     }
 
-    /** The element type. */
+    /** {@return the element type} */
     public Dtype dtype() {
         return info.dtype();
     }
 
-    /** A copy of the shape; {@code []} for a scalar. */
+    /** {@return a copy of the shape; {@code []} for a scalar} */
     public long[] shape() {
         return info.shape();
     }
 
-    /** The number of dimensions. */
+    /** {@return the number of dimensions} */
     public int rank() {
         return info.rank();
     }
 
-    /** Product of the shape (1 for a scalar, 0 for an empty tensor). */
+    /** {@return product of the shape (1 for a scalar, 0 for an empty tensor)} */
     public long elementCount() {
         return info.elementCount();
     }
 
-    /** Bytes of data. */
+    /** {@return bytes of data} */
     public long byteSize() {
         return info.byteSize();
     }
 
-    /** The tensor's bytes: a read-only view (of the file mapping, for a file), exactly as stored (little-endian). */
+    /** {@return the tensor's bytes: a read-only view (of the file mapping, for a file), exactly as stored (little-endian)} */
     public MemorySegment data() {
         owner.ensureOpen();
         return data;
@@ -160,6 +210,8 @@ public final class Tensor {
      * its byte runs and a one-pass copy (see {@link TensorSlice}). Hugging Face's
      * {@code get_slice(name)[...]}.
      *
+     * @param slice what to take
+     * @return the slice, not read yet
      * @throws SliceOutOfBoundsException if an index is outside its dimension
      * @throws IllegalArgumentException if the slice has more indexes than the tensor has dimensions,
      *     or cuts a sub-byte dtype off a byte boundary
@@ -168,14 +220,24 @@ public final class Tensor {
         return new TensorSlice(this, SliceLayout.of(info, slice));
     }
 
-    /** {@link #slice(Slice)} of {@link Slice#parse}, e.g. {@code tensor.slice(":, 0:128")}. */
+    /**
+     * {@link #slice(Slice)} of {@link Slice#parse}, e.g. {@code tensor.slice(":, 0:128")}.
+     *
+     * @param numpySlice the slice in numpy's syntax
+     * @return the slice, not read yet
+     */
     public TensorSlice slice(String numpySlice) {
         return slice(Slice.parse(numpySlice));
     }
 
     // ---- typed element access (flat row-major index) ----
 
-    /** One byte of a BOOL, U8, I8 or F8_* tensor. */
+    /**
+     * One byte of a BOOL, U8, I8 or F8_* tensor.
+     *
+     * @param index the element, row-major
+     * @return its byte
+     */
     public byte getByte(long index) {
         if (!(info.dtype().isByteAligned() && info.dtype().bits() == 8)) {
             throw wrongType("8-bit");
@@ -187,7 +249,12 @@ public final class Tensor {
         }
     }
 
-    /** Raw 16 bits of an I16, U16, F16 or BF16 element. */
+    /**
+     * Raw 16 bits of an I16, U16, F16 or BF16 element.
+     *
+     * @param index the element, row-major
+     * @return its 16 bits
+     */
     public short getShort(long index) {
         if (info.dtype().bits() != 16) {
             throw wrongType("16-bit");
@@ -199,7 +266,12 @@ public final class Tensor {
         }
     }
 
-    /** An I32 or U32 element (U32 as its bit pattern). */
+    /**
+     * An I32 or U32 element (U32 as its bit pattern).
+     *
+     * @param index the element, row-major
+     * @return its value
+     */
     public int getInt(long index) {
         if (!(info.dtype() == Dtype.I32 || info.dtype() == Dtype.U32)) {
             throw wrongType("I32 or U32");
@@ -211,7 +283,12 @@ public final class Tensor {
         }
     }
 
-    /** An I64 or U64 element (U64 as its bit pattern). */
+    /**
+     * An I64 or U64 element (U64 as its bit pattern).
+     *
+     * @param index the element, row-major
+     * @return its value
+     */
     public long getLong(long index) {
         if (!(info.dtype() == Dtype.I64 || info.dtype() == Dtype.U64)) {
             throw wrongType("I64 or U64");
@@ -227,6 +304,8 @@ public final class Tensor {
      * An element as a float: F32 as stored; F16, BF16, the F8 formats, I8, U8, I16 and U16 widened
      * exactly by the kernels' rules (a NaN keeps its sign, and its payload where the format has one).
      *
+     * @param index the element, row-major
+     * @return its value
      * @throws UnsupportedOperationException for the dtypes a float cannot hold exactly (I32, I64,
      *     F64, ...): use {@link #getDouble} or {@link #to}
      */
@@ -249,6 +328,9 @@ public final class Tensor {
     /**
      * An element of a floating-point tensor as a double: F64 as stored, F32, F16, BF16 and the F8
      * formats widened exactly by the kernels' rules. {@link #getAsDouble} also takes integers.
+     *
+     * @param index the element, row-major
+     * @return its value
      */
     public double getDouble(long index) {
         Dtype d = info.dtype();
@@ -269,6 +351,9 @@ public final class Tensor {
      * Any real numeric element widened to double: BOOL, U8, I8, I16, U16, I32, U32, I64, U64 (the
      * 64-bit integers round to nearest even past 2^53), F16, BF16, the F8 formats, F32, F64. Not
      * for F4, F6 or C64.
+     *
+     * @param index the element, row-major
+     * @return its value
      */
     public double getAsDouble(long index) {
         try {
@@ -331,6 +416,9 @@ public final class Tensor {
      * offers them ({@link HugePages}): for tables read at random rows, such as embeddings fed to
      * {@code Kernels.gather}, which then miss the TLB far less than on the mapping's 4 KiB pages.
      * Any size; the copy stays valid after the file is closed (until {@code arena} is).
+     *
+     * @param arena owns the copy
+     * @return the copy
      */
     public MemorySegment load(Arena arena) {
         try {
@@ -348,13 +436,16 @@ public final class Tensor {
      * exactly, F32 to BF16 rounding to nearest even, F8 to F32, integers to F32 or F64). torch's
      * {@code tensor.to(dtype)}.
      *
+     * @param target the dtype of the result
+     * @param arena owns the result's memory
+     * @return the converted tensor
      * @throws UnsupportedOperationException if {@link Kernels#canConvert} is false for this dtype and {@code target}
      */
     public Tensor to(Dtype target, Arena arena) {
         return slice(Slice.whole()).to(target, arena);
     }
 
-    /** A heap copy of the bytes; only for tensors under 2 GiB. */
+    /** {@return a heap copy of the bytes; only for tensors under 2 GiB} */
     public byte[] toByteArray() {
         try {
             var copy = data().toArray(ValueLayout.JAVA_BYTE);
@@ -369,6 +460,7 @@ public final class Tensor {
      * A heap copy as floats: F32 as stored; F16, BF16, the F8 formats, I8, U8, I16 and U16 widened
      * exactly by the kernels ({@link Conversion}), without an intermediate copy.
      *
+     * @return the elements as floats, row-major
      * @throws UnsupportedOperationException for the dtypes a float cannot hold exactly (I32, I64,
      *     F64, ...): {@link #to} converts them with rounding
      */
@@ -379,12 +471,14 @@ public final class Tensor {
     /**
      * A heap copy as doubles: F64 as stored; every other real numeric dtype but BOOL widened by the
      * kernels (exactly, except I64 and U64 past 2^53, which round to nearest even).
+     *
+     * @return the elements as doubles, row-major
      */
     public double[] toDoubleArray() {
         return slice(Slice.whole()).toDoubleArray();
     }
 
-    /** A heap copy of an I32 or U32 tensor. */
+    /** {@return a heap copy of an I32 or U32 tensor} */
     public int[] toIntArray() {
         if (!(info.dtype() == Dtype.I32 || info.dtype() == Dtype.U32)) {
             throw wrongType("I32 or U32");
@@ -398,7 +492,7 @@ public final class Tensor {
         }
     }
 
-    /** A heap copy of an I64 or U64 tensor. */
+    /** {@return a heap copy of an I64 or U64 tensor} */
     public long[] toLongArray() {
         if (!(info.dtype() == Dtype.I64 || info.dtype() == Dtype.U64)) {
             throw wrongType("I64 or U64");
@@ -412,7 +506,7 @@ public final class Tensor {
         }
     }
 
-    /** A heap copy of a 16-bit tensor's raw bits (I16, U16, F16, BF16). */
+    /** {@return a heap copy of a 16-bit tensor's raw bits (I16, U16, F16, BF16)} */
     public short[] toShortArray() {
         if (info.dtype().bits() != 16) {
             throw wrongType("16-bit");

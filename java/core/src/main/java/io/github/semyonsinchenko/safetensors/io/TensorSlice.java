@@ -35,47 +35,47 @@ public final class TensorSlice {
         this.layout = layout;
     }
 
-    /** The tensor sliced. */
+    /** {@return the tensor sliced} */
     public Tensor tensor() {
         return tensor;
     }
 
-    /** Where the slice's bytes are in the tensor. */
+    /** {@return where the slice's bytes are in the tensor} */
     public SliceLayout layout() {
         return layout;
     }
 
-    /** The slice. */
+    /** {@return the slice} */
     public Slice slice() {
         return layout.slice();
     }
 
-    /** The tensor's name. */
+    /** {@return the tensor's name} */
     public String name() {
         return tensor.name();
     }
 
-    /** The element type, the tensor's. */
+    /** {@return the element type, the tensor's} */
     public Dtype dtype() {
         return tensor.dtype();
     }
 
-    /** A copy of the result's shape. */
+    /** {@return a copy of the result's shape} */
     public long[] shape() {
         return layout.shape();
     }
 
-    /** Elements in the result. */
+    /** {@return elements in the result} */
     public long elementCount() {
         return layout.elementCount();
     }
 
-    /** Bytes in the result, in the tensor's dtype. */
+    /** {@return bytes in the result, in the tensor's dtype} */
     public long byteSize() {
         return layout.byteSize();
     }
 
-    /** Whether {@link #view()} works: the slice is one run of the tensor's bytes, or empty. */
+    /** {@return whether {@link #view()} works: the slice is one run of the tensor's bytes, or empty} */
     public boolean isContiguous() {
         return layout.isContiguous();
     }
@@ -83,6 +83,7 @@ public final class TensorSlice {
     /**
      * The slice's bytes without a copy: a read-only view of the tensor's bytes.
      *
+     * @return a read-only view of the tensor's bytes
      * @throws IllegalStateException if the slice is not contiguous ({@link #isContiguous()}); copy it
      *     with {@link #copyTo} or {@link #to} instead
      */
@@ -95,7 +96,7 @@ public final class TensorSlice {
         return tensor.data().asSlice(layout.firstOffset(), layout.byteSize());
     }
 
-    /** The runs of the tensor's bytes holding the slice, in order, each a read-only view (made on access). */
+    /** {@return the runs of the tensor's bytes holding the slice, in order, each a read-only view (made on access)} */
     public List<MemorySegment> runs() {
         MemorySegment data = tensor.data();
         return new Runs(data);
@@ -121,6 +122,8 @@ public final class TensorSlice {
 
     /**
      * Copies the slice into {@code dst} (at least {@link #byteSize()} bytes), row-major, in one pass.
+     *
+     * @param dst where the slice's bytes go
      */
     public void copyTo(MemorySegment dst) {
         copyTo(dst, dtype());
@@ -131,6 +134,8 @@ public final class TensorSlice {
      * one pass: {@code elementCount() * target.byteSize()} bytes. The conversions and their rounding
      * are those of {@link Kernels#convert(Dtype, Dtype, MemorySegment, MemorySegment, long)}.
      *
+     * @param dst where the converted elements go
+     * @param target the dtype written
      * @throws UnsupportedOperationException if {@link Kernels#canConvert} is false for the dtypes
      * @throws IndexOutOfBoundsException if {@code dst} is too short
      */
@@ -146,6 +151,9 @@ public final class TensorSlice {
      * The slice as a tensor of its own, in {@code target}, in memory owned by {@code arena}: same
      * name, the slice's shape; valid after the file is closed, until {@code arena} is.
      *
+     * @param target the dtype of the result
+     * @param arena owns the result's memory
+     * @return the slice as a tensor
      * @throws UnsupportedOperationException if {@link Kernels#canConvert} is false for the dtypes
      */
     public Tensor to(Dtype target, Arena arena) {
@@ -159,12 +167,17 @@ public final class TensorSlice {
         return Tensor.of(name(), target, shape(), out);
     }
 
-    /** The slice as a tensor of its own in the tensor's dtype, in memory owned by {@code arena}. */
+    /**
+     * The slice as a tensor of its own in the tensor's dtype, in memory owned by {@code arena}.
+     *
+     * @param arena owns the copy
+     * @return the slice as a tensor
+     */
     public Tensor copy(Arena arena) {
         return to(dtype(), arena);
     }
 
-    /** A heap copy of the slice's bytes; only under 2 GiB. */
+    /** {@return a heap copy of the slice's bytes; only under 2 GiB} */
     public byte[] toByteArray() {
         byte[] out = new byte[arrayLength(byteSize(), "bytes")];
         copyTo(MemorySegment.ofArray(out));
@@ -175,6 +188,7 @@ public final class TensorSlice {
      * A heap copy as floats: F32 as stored; F16, BF16, the F8 formats, I8, U8, I16 and U16 widened
      * exactly by the kernels, without an intermediate copy.
      *
+     * @return the elements as floats, row-major
      * @throws UnsupportedOperationException for the dtypes a float cannot hold exactly (I32, I64,
      *     F64, ...): {@link #to} converts them with rounding
      */
@@ -191,6 +205,8 @@ public final class TensorSlice {
     /**
      * A heap copy as doubles: F64 as stored; every other real numeric dtype but BOOL widened by the
      * kernels (exactly, except I64 and U64 past 2^53, which round to nearest even).
+     *
+     * @return the elements as doubles, row-major
      */
     public double[] toDoubleArray() {
         if (!Kernels.canConvert(dtype(), Dtype.F64)) {

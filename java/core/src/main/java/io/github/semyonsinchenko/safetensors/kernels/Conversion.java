@@ -103,22 +103,22 @@ public enum Conversion {
         this.symbol = symbol;
     }
 
-    /** The element type read. */
+    /** {@return the element type read} */
     public Dtype source() {
         return source;
     }
 
-    /** The element type written. */
+    /** {@return the element type written} */
     public Dtype target() {
         return target;
     }
 
-    /** Bytes per source element. */
+    /** {@return bytes per source element} */
     public int sourceBytes() {
         return source.byteSize();
     }
 
-    /** Bytes per target element. */
+    /** {@return bytes per target element} */
     public int targetBytes() {
         return target.byteSize();
     }
@@ -126,17 +126,24 @@ public enum Conversion {
     /**
      * The C function of {@code safetensors_native.h} that implements this conversion, or null when
      * only the Java path implements it (see the class comment).
+     *
+     * @return the symbol, or null
      */
     public String nativeSymbol() {
         return symbol;
     }
 
-    /** Whether the native library has a kernel for this conversion ({@link #nativeSymbol()} is not null). */
+    /** {@return whether the native library has a kernel for this conversion ({@link #nativeSymbol()} is not null)} */
     public boolean hasNativeKernel() {
         return symbol != null;
     }
 
-    /** The conversion of {@code dtype} to F32, if there is a kernel for it (F32 itself has none). */
+    /**
+     * The conversion of {@code dtype} to F32, if there is a kernel for it (F32 itself has none).
+     *
+     * @param dtype the source dtype
+     * @return the conversion, or empty
+     */
     public static Optional<Conversion> toF32(Dtype dtype) {
         return of(dtype, Dtype.F32);
     }
@@ -146,6 +153,11 @@ public enum Conversion {
      * the round-toward-zero one when {@code truncate} (which exists only for F32 to F16/BF16).
      * Empty when no single kernel does it, e.g. F64 to F16 (two roundings) or BF16 to F64 (widen to
      * F32, then F32 to F64: both exact).
+     *
+     * @param source the dtype read
+     * @param target the dtype written
+     * @param truncate round toward zero instead of to nearest even
+     * @return the conversion, or empty
      */
     public static Optional<Conversion> of(Dtype source, Dtype target, boolean truncate) {
         for (Conversion c : values()) {
@@ -156,7 +168,13 @@ public enum Conversion {
         return Optional.empty();
     }
 
-    /** {@link #of(Dtype, Dtype, boolean)} without truncation. */
+    /**
+     * {@link #of(Dtype, Dtype, boolean)} without truncation.
+     *
+     * @param source the dtype read
+     * @param target the dtype written
+     * @return the conversion, or empty
+     */
     public static Optional<Conversion> of(Dtype source, Dtype target) {
         return of(source, target, false);
     }

@@ -198,6 +198,10 @@ public final class Kernels {
      * Whether {@link #convert(Dtype, Dtype, MemorySegment, MemorySegment, long)} converts {@code from}
      * to {@code to}: the same dtype (a copy), a single {@link Conversion}, or F64 from a dtype that
      * widens to F32 exactly (F16, BF16, the F8 formats, I8, U8, I16, U16).
+     *
+     * @param from the dtype read
+     * @param to the dtype written
+     * @return whether the pair is supported
      */
     public static boolean canConvert(Dtype from, Dtype to) {
         Objects.requireNonNull(from, "from");
@@ -219,6 +223,11 @@ public final class Kernels {
      * when there is one, and for F64 from a dtype that widens to F32 exactly, that widening and then
      * {@link Conversion#F32_TO_F64} (both exact) through a small buffer.
      *
+     * @param from the dtype read
+     * @param to the dtype written
+     * @param src the elements read, from its first byte
+     * @param dst where the converted elements go, from its first byte
+     * @param count how many elements
      * @throws UnsupportedOperationException if {@link #canConvert} is false for the pair
      * @throws IllegalArgumentException if {@code count} is negative, {@code dst} is read-only or overlaps {@code src}
      * @throws IndexOutOfBoundsException if {@code src} or {@code dst} is too short for {@code count}
@@ -321,21 +330,48 @@ public final class Kernels {
                 slice(MemorySegment.ofArray(dst), dst.length, 4, dstOffset, count, "dst"), count);
     }
 
-    /** {@link Conversion#F32_TO_F64}. */
+    /**
+     * {@link Conversion#F32_TO_F64}.
+     *
+     * @param c the conversion
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     */
     public static void convert(Conversion c, float[] src, int srcOffset, double[] dst, int dstOffset, int count) {
         requireArrays(c, float.class, double.class);
         convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 4, srcOffset, count, "src"),
                 slice(MemorySegment.ofArray(dst), dst.length, 8, dstOffset, count, "dst"), count);
     }
 
-    /** {@link Conversion#I32_TO_F64} or {@link Conversion#U32_TO_F64} (the {@code int}s read as unsigned). */
+    /**
+     * {@link Conversion#I32_TO_F64} or {@link Conversion#U32_TO_F64} (the {@code int}s read as unsigned).
+     *
+     * @param c the conversion
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     */
     public static void convert(Conversion c, int[] src, int srcOffset, double[] dst, int dstOffset, int count) {
         requireArrays(c, int.class, double.class);
         convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 4, srcOffset, count, "src"),
                 slice(MemorySegment.ofArray(dst), dst.length, 8, dstOffset, count, "dst"), count);
     }
 
-    /** {@link Conversion#I64_TO_F64} or {@link Conversion#U64_TO_F64} (the {@code long}s read as unsigned). */
+    /**
+     * {@link Conversion#I64_TO_F64} or {@link Conversion#U64_TO_F64} (the {@code long}s read as unsigned).
+     *
+     * @param c the conversion
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     */
     public static void convert(Conversion c, long[] src, int srcOffset, double[] dst, int dstOffset, int count) {
         requireArrays(c, long.class, double.class);
         convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 8, srcOffset, count, "src"),

@@ -101,6 +101,11 @@ public final class MappedFiles {
      * The exception for a memory fault ({@link #isMemoryFault}) that code outside the kernels met
      * while copying mapped memory itself ({@link MemorySegment#copy}): names the registered mapping
      * among {@code args}, which alternate names and segments ("src", s, "dst", d).
+     *
+     * @param call what was being done, for the message
+     * @param cause the JDK's error
+     * @param args names and segments, alternating
+     * @return the exception to throw
      */
     public static MappedFileFaultException faultDuring(String call, Throwable cause, Object... args) {
         return fault(call, 0, cause, args);

@@ -34,13 +34,13 @@ public record Chunk(int index, String file, long start, long end, List<PlannedTe
      * @param bufferOffset where they land in the chunk's buffer
      */
     public record Range(long offset, int length, long bufferOffset) {
-        /** One past the last byte. */
+        /** {@return one past the last byte} */
         public long end() {
             return offset + length;
         }
     }
 
-    /** Bytes read, the size of the chunk's buffer: {@code end - start} unless requests skip gaps. */
+    /** {@return bytes read, the size of the chunk's buffer: {@code end - start} unless requests skip gaps} */
     public long byteSize() {
         long sum = 0;
         for (Range r : ranges) {
@@ -49,7 +49,7 @@ public record Chunk(int index, String file, long start, long end, List<PlannedTe
         return sum;
     }
 
-    /** Names the chunk for error messages: file, byte range and the tensors it holds. */
+    /** {@return names the chunk for error messages: file, byte range and the tensors it holds} */
     public String describe() {
         StringBuilder names = new StringBuilder();
         int shown = Math.min(tensors.size(), 8);

@@ -41,6 +41,8 @@ public record ChunkPlan(List<Chunk> chunks, long chunkLimit, int rangeLimit, lon
      * @param chunkLimit the largest chunk that holds more than one tensor, in bytes (&gt; 0)
      * @param rangeLimit the largest single request, in bytes (&gt; 0)
      * @param onePerTensor every tensor its own chunk (the legacy per-tensor path)
+     * @param files the checkpoint's files with their headers, any order
+     * @return the plan
      */
     public static ChunkPlan of(List<CheckpointFile> files, long chunkLimit, int rangeLimit, boolean onePerTensor) {
         return of(files, TensorSelection.all(), chunkLimit, rangeLimit, 0, onePerTensor);
@@ -54,6 +56,9 @@ public record ChunkPlan(List<Chunk> chunks, long chunkLimit, int rangeLimit, lon
      * @param rangeLimit the largest single request, in bytes (&gt; 0)
      * @param gapBytes the largest run of unneeded bytes one request may span (&ge; 0)
      * @param onePerTensor every tensor its own chunk (the legacy per-tensor path)
+     * @param files the checkpoint's files with their headers, any order
+     * @param selection the tensors and their slices
+     * @return the plan
      * @throws java.util.NoSuchElementException if a tensor the selection names is in no file
      * @throws io.github.semyonsinchenko.safetensors.io.SliceOutOfBoundsException if a slice does not fit its tensor
      * @throws IllegalArgumentException for a slice with too many indexes, or a tensor sliced but not selected
@@ -227,13 +232,25 @@ public record ChunkPlan(List<Chunk> chunks, long chunkLimit, int rangeLimit, lon
         }
     }
 
-    /** The rank that owns chunk {@code chunkIndex}: {@code chunkIndex % worldSize}. */
+    /**
+     * The rank that owns chunk {@code chunkIndex}: {@code chunkIndex % worldSize}.
+     *
+     * @param chunkIndex the chunk's position in the plan
+     * @param worldSize the number of ranks
+     * @return its owner
+     */
     public static int owner(int chunkIndex, int worldSize) {
         checkRank(0, worldSize);
         return Math.floorMod(chunkIndex, worldSize);
     }
 
-    /** The chunks {@code rank} owns, in plan order. */
+    /**
+     * The chunks {@code rank} owns, in plan order.
+     *
+     * @param rank a rank, in {@code [0, worldSize)}
+     * @param worldSize the number of ranks
+     * @return its chunks
+     */
     public List<Chunk> owned(int rank, int worldSize) {
         checkRank(rank, worldSize);
         List<Chunk> mine = new ArrayList<>();
@@ -245,7 +262,7 @@ public record ChunkPlan(List<Chunk> chunks, long chunkLimit, int rangeLimit, lon
         return mine;
     }
 
-    /** Total bytes of all chunks (bytes read). */
+    /** {@return the bytes all chunks read} */
     public long totalBytes() {
         long sum = 0;
         for (Chunk c : chunks) {
@@ -254,7 +271,7 @@ public record ChunkPlan(List<Chunk> chunks, long chunkLimit, int rangeLimit, lon
         return sum;
     }
 
-    /** Number of tensors in the plan. */
+    /** {@return the number of tensors in the plan} */
     public int tensorCount() {
         int n = 0;
         for (Chunk c : chunks) {

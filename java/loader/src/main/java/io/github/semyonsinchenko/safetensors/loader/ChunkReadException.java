@@ -18,7 +18,7 @@ public final class ChunkReadException extends IOException {
         this.chunk = chunk;
     }
 
-    /** The chunk that failed: file, byte range, tensors. */
+    /** {@return the chunk that failed: file, byte range, tensors} */
     public Chunk chunk() {
         return chunk;
     }

@@ -39,37 +39,37 @@ public final class LoadedTensor implements AutoCloseable {
         this.release = release;
     }
 
-    /** The file it came from. */
+    /** {@return the file it came from} */
     public String file() {
         return file;
     }
 
-    /** The tensor's name in the checkpoint. */
+    /** {@return the tensor's name in the checkpoint} */
     public String name() {
         return name;
     }
 
-    /** The dtype of {@link #data()} (the converted one if a conversion was asked for and applies). */
+    /** {@return the dtype of {@link #data()} (the converted one if a conversion was asked for and applies)} */
     public Dtype dtype() {
         return dtype;
     }
 
-    /** The dtype in the file. */
+    /** {@return the dtype in the file} */
     public Dtype storedDtype() {
         return storedDtype;
     }
 
-    /** A copy of the shape of {@link #data()}: the slice's (the tensor's when loaded whole). */
+    /** {@return a copy of the shape of {@link #data()}: the slice's (the tensor's when loaded whole)} */
     public long[] shape() {
         return shape.clone();
     }
 
-    /** The slice loaded; {@link Slice#isWhole()} when the whole tensor was. */
+    /** {@return the slice loaded; {@link Slice#isWhole()} when the whole tensor was} */
     public Slice slice() {
         return slice;
     }
 
-    /** A copy of the whole tensor's shape in the file. */
+    /** {@return a copy of the whole tensor's shape in the file} */
     public long[] tensorShape() {
         return tensorShape.clone();
     }
@@ -77,12 +77,14 @@ public final class LoadedTensor implements AutoCloseable {
     /**
      * This tensor as a core {@link Tensor} view of {@link #data()} (the typed getters,
      * {@code toFloatArray}, further slices, conversions), valid until this tensor is closed.
+     *
+     * @return the view
      */
     public Tensor asTensor() {
         return Tensor.of(name, dtype, shape, data());
     }
 
-    /** Read-only little-endian bytes. */
+    /** {@return read-only little-endian bytes} */
     public synchronized MemorySegment data() {
         if (closed) {
             throw new IllegalStateException("tensor " + name + " of " + file + " was closed");
@@ -90,12 +92,12 @@ public final class LoadedTensor implements AutoCloseable {
         return data;
     }
 
-    /** Bytes of {@link #data()}. */
+    /** {@return bytes of {@link #data()}} */
     public long byteSize() {
         return data.byteSize();
     }
 
-    /** {@link #digest(String, MemorySegment)} of this tensor's name and data. */
+    /** {@return {@link #digest(String, MemorySegment)} of this tensor's name and data} */
     public long digest() {
         return digest(name, data());
     }
@@ -103,6 +105,10 @@ public final class LoadedTensor implements AutoCloseable {
     /**
      * {@code CRC32C(UTF-8 name) << 32 | CRC32C(bytes)}: a cheap content check. Summed over tensors it
      * does not depend on their order, so the sums of several ranks add up to a single-rank load's.
+     *
+     * @param name the tensor's name
+     * @param data its bytes
+     * @return the digest
      */
     public static long digest(String name, MemorySegment data) {
         CRC32C n = new CRC32C();

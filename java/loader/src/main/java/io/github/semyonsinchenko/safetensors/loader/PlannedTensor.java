@@ -34,27 +34,27 @@ public record PlannedTensor(TensorInfo info, SliceLayout slice, long fileOffset,
     public record Part(long firstRun, long runs, long tensorOffset, long length, long bufferOffset) {
     }
 
-    /** The tensor's name. */
+    /** {@return the tensor's name} */
     public String name() {
         return info.name();
     }
 
-    /** The tensor's dtype. */
+    /** {@return the tensor's dtype} */
     public Dtype dtype() {
         return info.dtype();
     }
 
-    /** Bytes handed out: the slice's, in the stored dtype (the whole tensor's when not sliced). */
+    /** {@return bytes handed out: the slice's, in the stored dtype (the whole tensor's when not sliced)} */
     public long byteSize() {
         return slice.byteSize();
     }
 
-    /** Where the slice's first byte lands in the chunk's buffer (0 for an empty slice). */
+    /** {@return where the slice's first byte lands in the chunk's buffer (0 for an empty slice)} */
     public long offsetInChunk() {
         return parts.isEmpty() ? 0 : parts.getFirst().bufferOffset();
     }
 
-    /** Whether the slice's bytes sit in the buffer as one run, so it is handed out without a copy. */
+    /** {@return whether the slice's bytes sit in the buffer as one run, so it is handed out without a copy} */
     public boolean isContiguousInChunk() {
         return slice.isContiguous();
     }

@@ -104,7 +104,14 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         this.handOut = new TensorHandOut(config.convertTo());
     }
 
-    /** Resolves {@code paths} (files, directories, globs, {@code *.index.json}), reads the headers and plans every tensor. */
+    /**
+     * Resolves {@code paths} (files, directories, globs, {@code *.index.json}), reads the headers and plans every tensor.
+     *
+     * @param config the knobs
+     * @param paths files, directories, globs or index files
+     * @return the loader, planned; nothing but headers read yet
+     * @throws IOException if listing or a header read fails, or a header breaks a format rule
+     */
     public static SafetensorsLoader open(LoaderConfig config, List<String> paths) throws IOException {
         return open(config, TensorSelection.all(), paths);
     }
@@ -114,8 +121,13 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
      * each its slice: only the bytes the slices need are read (plus gaps of at most
      * {@link LoaderConfig#gapBytes()} between them).
      *
+     * @param config the knobs
+     * @param selection the tensors and their slices
+     * @param paths files, directories, globs or index files
+     * @return the loader, planned; nothing but headers read yet
      * @throws java.util.NoSuchElementException if a tensor the selection names is in no file
      * @throws io.github.semyonsinchenko.safetensors.io.SliceOutOfBoundsException if a slice does not fit its tensor
+     * @throws IOException if listing or a header read fails, or a header breaks a format rule
      */
     public static SafetensorsLoader open(LoaderConfig config, TensorSelection selection, List<String> paths)
             throws IOException {
@@ -139,7 +151,14 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         }
     }
 
-    /** {@link #open(LoaderConfig, List)} of the arguments. */
+    /**
+     * {@link #open(LoaderConfig, List)} of the arguments.
+     *
+     * @param config the knobs
+     * @param paths files, directories, globs or index files
+     * @return the loader, planned
+     * @throws IOException if listing or a header read fails, or a header breaks a format rule
+     */
     public static SafetensorsLoader open(LoaderConfig config, String... paths) throws IOException {
         return open(config, List.of(paths));
     }
@@ -155,35 +174,37 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         return Executors.newFixedThreadPool(threads, factory);
     }
 
+    /** {@return the knobs} */
     public LoaderConfig config() {
         return config;
     }
 
-    /** The files of the checkpoint with their headers, in the order they were found. */
+    /** {@return the files of the checkpoint with their headers, in the order they were found} */
     public List<CheckpointFile> files() {
         return files;
     }
 
-    /** The whole plan (every rank's chunks). */
+    /** {@return the whole plan (every rank's chunks)} */
     public ChunkPlan plan() {
         return plan;
     }
 
-    /** The chunks this loader reads: this rank's, or all of them in all-ranks mode. */
+    /** {@return the chunks this loader reads: this rank's, or all of them in all-ranks mode} */
     public List<Chunk> chunksToRead() {
         return toRead;
     }
 
+    /** {@return what the load has cost so far, updated live} */
     public LoadStats stats() {
         return stats;
     }
 
-    /** Chunk bytes held now (loaded or loading, not yet freed). */
+    /** {@return the chunk bytes held now (loaded or loading, not yet freed)} */
     public synchronized long residentBytes() {
         return residentBytes;
     }
 
-    /** The most chunk bytes held at once so far. */
+    /** {@return the most chunk bytes held at once so far} */
     public synchronized long peakResidentBytes() {
         return peakResidentBytes;
     }
@@ -192,6 +213,7 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
      * The next tensor in plan order not handed out yet (by {@link #tensor(String)}), or {@code null}
      * when all are handed out. Blocks until its chunk has arrived.
      *
+     * @return the tensor, or null when none is left
      * @throws ChunkReadException when its chunk could not be read; the tensor is not handed out
      */
     public LoadedTensor next() throws IOException {
@@ -218,6 +240,8 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
      * for, it is admitted over the budget), and the other tensors of that chunk stay for
      * {@link #next()} or later lookups. Each tensor is handed out once.
      *
+     * @param name the tensor
+     * @return it, or its slice
      * @throws NoSuchElementException if this loader does not read the tensor: no file has it, the
      *     selection left it out, or (in owner mode) another rank's chunk holds it
      * @throws IllegalStateException if it was already handed out
@@ -270,6 +294,7 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
      * Every tensor not handed out yet, by name in plan order (the whole load held at once: memory
      * grows past the byte budget, which bounds only what is read ahead).
      *
+     * @return the tensors by name
      * @throws ChunkReadException when a chunk could not be read
      */
     public Map<String, LoadedTensor> loadAll() throws IOException {

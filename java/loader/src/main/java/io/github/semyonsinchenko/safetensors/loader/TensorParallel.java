@@ -70,6 +70,9 @@ public final class TensorParallel {
      * Rank {@code rank} of {@code worldSize}: tensors of rank 2 and more split along dimension 0,
      * the rest whole.
      *
+     * @param worldSize the group's size
+     * @param rank this rank
+     * @return the rule
      * @throws IllegalArgumentException if {@code worldSize < 1} or {@code rank} is not in {@code [0, worldSize)}
      */
     public static TensorParallel of(int worldSize, int rank) {
@@ -77,7 +80,12 @@ public final class TensorParallel {
         return new TensorParallel(worldSize, rank, 0, List.of(), List.of(), List.of());
     }
 
-    /** The dimension tensors of rank 2 and more are split along (0: column parallel; 1: row parallel). */
+    /**
+     * The dimension tensors of rank 2 and more are split along (0: column parallel; 1: row parallel).
+     *
+     * @param dim the dimension
+     * @return the new rule
+     */
     public TensorParallel dim(int dim) {
         if (dim < 0) {
             throw new IllegalArgumentException("dim must be >= 0, got " + dim);
@@ -85,27 +93,42 @@ public final class TensorParallel {
         return new TensorParallel(worldSize, rank, dim, rowParallel, replicate, vectors);
     }
 
-    /** Tensors matching these globs are split along dimension 1 (row-parallel layers). */
+    /**
+     * Tensors matching these globs are split along dimension 1 (row-parallel layers).
+     *
+     * @param globs names of row-parallel weights (fnmatch)
+     * @return the new rule
+     */
     public TensorParallel rowParallel(String... globs) {
         return new TensorParallel(worldSize, rank, dim, List.of(globs), replicate, vectors);
     }
 
-    /** Tensors matching these globs are loaded whole on every rank. */
+    /**
+     * Tensors matching these globs are loaded whole on every rank.
+     *
+     * @param globs names of tensors every rank loads whole (fnmatch)
+     * @return the new rule
+     */
     public TensorParallel replicate(String... globs) {
         return new TensorParallel(worldSize, rank, dim, rowParallel, List.of(globs), vectors);
     }
 
-    /** 1-D tensors matching these globs (e.g. {@code "*"} or column-parallel biases) are split along dimension 0. */
+    /**
+     * 1-D tensors matching these globs (e.g. {@code "*"} or column-parallel biases) are split along dimension 0.
+     *
+     * @param globs names of 1-D tensors to split (fnmatch)
+     * @return the new rule
+     */
     public TensorParallel splitVectors(String... globs) {
         return new TensorParallel(worldSize, rank, dim, rowParallel, replicate, List.of(globs));
     }
 
-    /** The number of ranks. */
+    /** {@return the number of ranks} */
     public int worldSize() {
         return worldSize;
     }
 
-    /** This rank. */
+    /** {@return this rank} */
     public int rank() {
         return rank;
     }
@@ -113,6 +136,9 @@ public final class TensorParallel {
     /**
      * The dimension {@code info} is split along for this rule, or -1 when it is loaded whole (see
      * the class comment).
+     *
+     * @param info a tensor's header entry
+     * @return the dimension, or -1
      */
     public int splitDim(TensorInfo info) {
         String name = info.name();
@@ -134,7 +160,12 @@ public final class TensorParallel {
         return info.dim(d) < worldSize ? -1 : d;
     }
 
-    /** This rank's slice of {@code info}: its block along {@link #splitDim}, or {@link Slice#whole()}. */
+    /**
+     * This rank's slice of {@code info}: its block along {@link #splitDim}, or {@link Slice#whole()}.
+     *
+     * @param info a tensor's header entry
+     * @return this rank's slice of it
+     */
     public Slice sliceOf(TensorInfo info) {
         int d = splitDim(info);
         if (d < 0) {
@@ -144,12 +175,17 @@ public final class TensorParallel {
         return Slice.along(d, block[0], block[1]);
     }
 
-    /** Every tensor, each with this rank's slice. */
+    /** {@return every tensor, each with this rank's slice} */
     public TensorSelection selection() {
         return TensorSelection.all().slices(this::sliceOf);
     }
 
-    /** {@code base}'s tensors, each with this rank's slice (a slice {@code base} gives by name wins). */
+    /**
+     * {@code base}'s tensors, each with this rank's slice (a slice {@code base} gives by name wins).
+     *
+     * @param base the tensors to load
+     * @return the selection
+     */
     public TensorSelection selection(TensorSelection base) {
         return base.slices(this::sliceOf);
     }

@@ -48,7 +48,7 @@ public final class TensorSelection {
         this.sliceRule = sliceRule;
     }
 
-    /** Every tensor, whole (the default). */
+    /** {@return every tensor, whole (the default)} */
     public static TensorSelection all() {
         return ALL;
     }
@@ -56,13 +56,21 @@ public final class TensorSelection {
     /**
      * Exactly the tensors named; opening the loader fails with a {@link java.util.NoSuchElementException}
      * listing any name no file of the checkpoint has.
+     *
+     * @param names the tensors
+     * @return the selection
      */
     public static TensorSelection names(Collection<String> names) {
         Set<String> set = Set.copyOf(new LinkedHashSet<>(names));
         return new TensorSelection(set::contains, set, "the tensors " + names, Map.of(), info -> null);
     }
 
-    /** The tensors whose name matches any of {@code globs} (Python {@code fnmatch} rules, see {@link NameGlob}). */
+    /**
+     * The tensors whose name matches any of {@code globs} (Python {@code fnmatch} rules, see {@link NameGlob}).
+     *
+     * @param globs the patterns, at least one
+     * @return the selection
+     */
     public static TensorSelection globs(List<String> globs) {
         if (globs.isEmpty()) {
             throw new IllegalArgumentException("no glob given");
@@ -71,12 +79,22 @@ public final class TensorSelection {
                 info -> null);
     }
 
-    /** {@link #globs(List)} of the arguments. */
+    /**
+     * {@link #globs(List)} of the arguments.
+     *
+     * @param globs the patterns, at least one
+     * @return the selection
+     */
     public static TensorSelection globs(String... globs) {
         return globs(List.of(globs));
     }
 
-    /** The tensors whose name {@code test} accepts. */
+    /**
+     * The tensors whose name {@code test} accepts.
+     *
+     * @param test accepts the names to load
+     * @return the selection
+     */
     public static TensorSelection matching(Predicate<String> test) {
         Objects.requireNonNull(test, "test");
         return new TensorSelection(test, Set.of(), "the tensors " + test, Map.of(), info -> null);
@@ -85,6 +103,10 @@ public final class TensorSelection {
     /**
      * This selection with {@code slice} of tensor {@code name} only (it must be selected). A slice
      * given by name wins over {@link #slices(Function)}.
+     *
+     * @param name a selected tensor
+     * @param slice its part to load
+     * @return the new selection
      */
     public TensorSelection slice(String name, Slice slice) {
         Objects.requireNonNull(name, "name");
@@ -98,18 +120,31 @@ public final class TensorSelection {
      * This selection with the slice {@code rule} gives each selected tensor from its header entry
      * (shape, dtype, name); null or {@link Slice#whole()} loads the tensor whole. E.g.
      * {@code TensorParallel::sliceOf}.
+     *
+     * @param rule a tensor's slice from its header entry
+     * @return the new selection
      */
     public TensorSelection slices(Function<TensorInfo, Slice> rule) {
         Objects.requireNonNull(rule, "rule");
         return new TensorSelection(names, required, description, slices, rule);
     }
 
-    /** Whether tensor {@code name} is selected. */
+    /**
+     * Whether tensor {@code name} is selected.
+     *
+     * @param name a tensor name
+     * @return whether it is selected
+     */
     public boolean selects(String name) {
         return names.test(name);
     }
 
-    /** The slice of a selected tensor: the one given by name, else the rule's, else {@link Slice#whole()}. */
+    /**
+     * The slice of a selected tensor: the one given by name, else the rule's, else {@link Slice#whole()}.
+     *
+     * @param info a selected tensor's header entry
+     * @return its slice
+     */
     public Slice sliceOf(TensorInfo info) {
         Slice s = slices.get(info.name());
         if (s == null) {
