@@ -84,14 +84,17 @@ def locate(path, filesystem=None) -> Location:
         local = protocol in ("file", "local")
         if local:
             root = os.path.abspath(root)
-        uri = _file_uri(root) if local else f"{protocol}://{root.lstrip('/')}"
+            uri = _file_uri(root)
+        elif fs is filesystem:
+            uri = fs.unstrip_protocol(root)
+        else:  # a pyarrow file system: its type names the scheme
+            uri = f"{protocol}://{root.lstrip('/')}"
         return Location(fs, root, uri, local)
     if "://" not in path and not path.startswith("file:"):
         root = os.path.abspath(path)
         return Location(fsspec.filesystem("file"), root, _file_uri(root), True)
     fs, root = fsspec.core.url_to_fs(path)
-    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
-    if protocol in ("file", "local"):
+    if _protocol(fs) in ("file", "local"):
         root = os.path.abspath(root)
         return Location(fs, root, _file_uri(root), True)
     return Location(fs, root.rstrip("/"), path.rstrip("/"), False)

@@ -25,8 +25,8 @@ from safetensors_spark._names import parse_batch, parse_kv
 
 @dataclass(frozen=True)
 class ShardInfo:
-    """One shard: path relative to the dataset root, samples (manifest), tensors (index, else the
-    shard's header), bytes (manifest)."""
+    """One shard: path relative to the dataset root, samples (manifest), tensors (see
+    ``DistributedSafetensorsDataset.list_shards``), bytes (manifest)."""
 
     shard_path: str
     num_samples: int
@@ -116,10 +116,10 @@ class DistributedSafetensorsDataset:
                 for name in self._index_table.column("file_name").to_pylist():
                     if name in counts:
                         counts[name] += 1
-            elif self._tensors_per_sample() is not None or self._tensors_per_file() is not None:
-                per_sample, per_file = self._tensors_per_sample(), self._tensors_per_file()
-                counts = {p: n * per_sample if per_sample is not None else per_file
-                          for p, n, _ in self._manifest.shards}
+            elif self._tensors_per_sample() is not None:
+                counts = {p: n * self._tensors_per_sample() for p, n, _ in self._manifest.shards}
+            elif self._tensors_per_file() is not None:
+                counts = {p: self._tensors_per_file() for p in counts}
             else:
                 fs = self._loc.fs
 
