@@ -296,6 +296,13 @@ def test_a_manifest_that_breaks_the_format_names_the_rule(kv_dataset, tmp_path):
     with pytest.raises(DatasetError) as e:
         DistributedSafetensorsDataset.from_path(copy)
     assert e.value.rule == "DUPLICATE_SHARD" and "dataset_manifest.json" in str(e.value)
+    m["shards"].pop()
+    m["total_samples"] += 5  # recorded totals are not trusted: they are the shards' sums, validate() compares
+    (copy / "dataset_manifest.json").write_text(json.dumps(m))
+    ds = DistributedSafetensorsDataset.from_path(copy)
+    assert ds.validate()["totals_match"] is False
+    assert f"Total samples: {ROWS}" in ds.describe()
+    m["shards"].append(dict(m["shards"][0]))
     m["shards"][-1][next(k for k in ("shard_path", "file") if k in m["shards"][-1])] = "../elsewhere.safetensors"
     (copy / "dataset_manifest.json").write_text(json.dumps(m))
     with pytest.raises(DatasetError) as e:

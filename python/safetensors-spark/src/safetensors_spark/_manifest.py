@@ -172,7 +172,8 @@ def schema_errors(doc) -> list:
 
 
 def parse_manifest(data: bytes, where: str) -> Manifest:
-    """A manifest's bytes, checked: JSON, paths inside the root (normalised), the schema, no shard twice."""
+    """A manifest's bytes, checked: JSON, paths inside the root (normalised), the schema, no shard twice.
+    Totals are computed from the shards (``raw`` keeps what the manifest records)."""
     try:
         raw = json.loads(data)
     except ValueError as e:
@@ -189,6 +190,12 @@ def parse_manifest(data: bytes, where: str) -> Manifest:
     index = doc.get("index")
     if isinstance(index, dict) and isinstance(index.get("file"), str):
         index["file"] = _relative(index["file"], where, "index")
+    # Totals are the shards' sums, whatever the manifest records (as on the JVM); validate() compares.
+    counted = doc.get("shards") if isinstance(doc.get("shards"), list) else []
+    for total, field_name in (("total_samples", "samples_count"), ("total_bytes", "bytes")):
+        values = [s.get(field_name) for s in counted if isinstance(s, dict)]
+        if len(values) == len(counted) and all(type(v) is int for v in values):
+            doc[total] = sum(values)
     if "write_mode" in doc and doc["write_mode"] not in ("batch", "kv"):
         raise DatasetError("UNKNOWN_WRITE_MODE", where, f"write_mode {doc['write_mode']!r}: must be batch or kv")
     problems = schema_errors(doc)

@@ -178,8 +178,8 @@ class DistributedSafetensorsDataset:
         """Checks of the files against the manifest; every value True means the dataset is sound.
 
         has_manifest, has_shards, shards_exist, sizes_match (file size = manifest bytes),
-        headers_valid (every shard's header parses and its tensors lie inside the file),
-        totals_match (shard samples and bytes add up to the totals), index_matches (every index
+        headers_valid (every shard's header follows the format's rules),
+        totals_match (the recorded totals are the shards' sums), index_matches (every index
         row names a listed shard; True without an index).
         """
         shards = self._manifest.shards
@@ -198,8 +198,9 @@ class DistributedSafetensorsDataset:
                 read_header(fs, p, size)
             except HeaderError:
                 checks["headers_valid"] = False
-        checks["totals_match"] = (sum(n for _, n, _ in shards) == self._manifest.total_samples
-                                  and sum(b for _, _, b in shards) == self._manifest.total_bytes)
+        raw = self._manifest.raw  # the totals as recorded; the parsed ones are the shards' sums
+        checks["totals_match"] = (raw.get("total_samples") == self._manifest.total_samples
+                                  and raw.get("total_bytes") == self._manifest.total_bytes)
         if self._index_table is not None and "file_name" in self._index_table.column_names:
             listed = {name for name, _, _ in shards}
             checks["index_matches"] = set(self._index_table.column("file_name").to_pylist()) <= listed
