@@ -5,6 +5,7 @@ import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U16;
 import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U32;
 import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U8;
 
+import io.github.semyonsinchenko.safetensors.sampler.db.ChildTimes;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.Graph;
@@ -35,6 +36,9 @@ final class SequenceWorker {
     private final int seqLen;
     private final int maxRows;
     private final int childWidth;
+    private final int[] childTimes;
+    private final double tsMeanUs;
+    private final double tsStdUs;
     private final SmallRng rng = new SmallRng(0);
 
     // Visited rows: stamp[row] == generation means visited in this sequence; seqId[row] is then its id.
@@ -76,6 +80,9 @@ final class SequenceWorker {
         this.seqLen = plan.config.sequenceLength();
         this.maxRows = plan.config.maxRowsPerSeq();
         this.childWidth = plan.config.bfsChildWidth();
+        this.childTimes = plan.childTimes.bits();
+        this.tsMeanUs = plan.globalTsMeanUs;
+        this.tsStdUs = plan.globalTsStdUs;
         int n = db.numRows();
         this.stamp = new int[n];
         this.seqId = new int[n];
@@ -206,11 +213,11 @@ final class SequenceWorker {
             int ie = graph.inEnd(row);
             int ne = 0;
             for (int k = graph.inStart(row); k < ie; k++) {
-                int c = graph.inNeighbour(k);
-                if (stamp[c] == gen) {
+                if (timeFilter && ChildTimes.isAfter(childTimes[k], obsTime, tsMeanUs, tsStdUs)) {
                     continue;
                 }
-                if (timeFilter && isAfter(c, obsTime)) {
+                int c = graph.inNeighbour(k);
+                if (stamp[c] == gen) {
                     continue;
                 }
                 if (ne == eligible.length) {
@@ -245,23 +252,6 @@ final class SequenceWorker {
         buildInAdjacency(npairs, rows);
         writeRowPermutation(buf.inPerm, cellBase, cells, rows, buf);
         writeColumnPermutation(buf, cellBase, cells);
-    }
-
-    /** True if child row {@code c} has a non-null temporal cell later than {@code obsTime}. */
-    private boolean isAfter(int c, long obsTime) {
-        int t = db.tableOfRow(c);
-        int tc = plan.temporalLocal[t];
-        if (tc < 0) {
-            return false;
-        }
-        TableData table = tables[t];
-        int local = c - plan.tableRowStart[t];
-        if (!table.isValid(tc, local)) {
-            return false;
-        }
-        float z = table.timestampZ(tc, local);
-        long raw = (long) ((double) z * plan.globalTsStdUs + plan.globalTsMeanUs);
-        return raw > obsTime;
     }
 
     private void maskTarget(BatchBuffers buf, long cellBase, int task, TaskData taskData, int seedIdx) {

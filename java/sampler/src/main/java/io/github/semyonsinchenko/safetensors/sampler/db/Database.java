@@ -37,6 +37,7 @@ public final class Database implements AutoCloseable {
     private final EmbeddingTable categoricalEmbeddings;
     private final EmbeddingTable textEmbeddings;
     private final int[] tableRowStarts;
+    private volatile ChildTimes childTimes;
     private volatile boolean closed;
 
     private Database(Path dir, DatabaseMetadata metadata, List<MappedFile> files, Graph graph,
@@ -373,6 +374,24 @@ public final class Database implements AutoCloseable {
     /** {@code [Vt, 256]} f16. */
     public EmbeddingTable textEmbeddings() {
         return textEmbeddings;
+    }
+
+    /**
+     * The children's times for the temporal filter, in {@code in_col_idx} order (built on first
+     * use from the mapped files and kept in memory while the database is open).
+     */
+    public ChildTimes childTimes() {
+        ChildTimes c = childTimes;
+        if (c == null) {
+            synchronized (this) {
+                c = childTimes;
+                if (c == null) {
+                    c = ChildTimes.build(this);
+                    childTimes = c;
+                }
+            }
+        }
+        return c;
     }
 
     public boolean isOpen() {
