@@ -41,10 +41,7 @@ final class SequenceWorker {
     private final double tsStdUs;
     private final SmallRng rng = new SmallRng(0);
 
-    // Visited rows: stamp[row] == generation means visited in this sequence; seqId[row] is then its id.
-    private final int[] stamp;
-    private final int[] seqId;
-    private int generation;
+    private final VisitedRows visited;
 
     private int[] parents = new int[256];
     private int[] children = new int[256];
@@ -83,9 +80,7 @@ final class SequenceWorker {
         this.childTimes = plan.childTimes.bits();
         this.tsMeanUs = plan.globalTsMeanUs;
         this.tsStdUs = plan.globalTsStdUs;
-        int n = db.numRows();
-        this.stamp = new int[n];
-        this.seqId = new int[n];
+        this.visited = new VisitedRows(maxRows);
         int rowsCap = maxRows; // rows of all-Ignored tables take an id but no cell
         this.rowGlobal = new int[rowsCap];
         this.rowUsed = new boolean[rowsCap];
@@ -107,11 +102,7 @@ final class SequenceWorker {
     void build(BatchBuffers buf, int b, int task, int seedIdx, long rngSeed) {
         buf.clearSequence(b);
         rng.seed(rngSeed);
-        if (++generation == 0) {
-            Arrays.fill(stamp, 0);
-            generation = 1;
-        }
-        final int gen = generation;
+        visited.clear();
         TaskData taskData = db.task(task);
         int seedRow = taskData.anchorRow(seedIdx);
         long obsTime = taskData.observationTime(seedIdx);
@@ -143,12 +134,10 @@ final class SequenceWorker {
             if (cells >= seqLen || rows >= maxRows) {
                 break;
             }
-            if (stamp[row] == gen) {
+            if (!visited.add(row, rows)) {
                 continue;
             }
-            stamp[row] = gen;
             int sid = rows++;
-            seqId[row] = sid;
             rowGlobal[sid] = row;
             rowUsed[sid] = false;
 
@@ -194,7 +183,7 @@ final class SequenceWorker {
             int oe = graph.outEnd(row);
             for (int k = graph.outStart(row); k < oe; k++) {
                 int nb = graph.outNeighbour(k);
-                if (stamp[nb] != gen) {
+                if (!visited.contains(nb)) {
                     if (pTail == parents.length) {
                         if (pHead > 0) {
                             System.arraycopy(parents, pHead, parents, 0, pTail - pHead);
@@ -217,7 +206,7 @@ final class SequenceWorker {
                     continue;
                 }
                 int c = graph.inNeighbour(k);
-                if (stamp[c] == gen) {
+                if (visited.contains(c)) {
                     continue;
                 }
                 if (ne == eligible.length) {
@@ -245,7 +234,7 @@ final class SequenceWorker {
         buf.cells[b] = cells;
 
         maskTarget(buf, cellBase, task, taskData, seedIdx);
-        int npairs = fillAdjacency(buf, b, rows, gen);
+        int npairs = fillAdjacency(buf, b, rows);
         // out_perm: adj[i] = j with fk_adj[i][j]; in_perm: adj[i] = j with fk_adj[j][i].
         buildOutAdjacency(npairs, rows);
         writeRowPermutation(buf.outPerm, cellBase, cells, rows, buf);
@@ -274,7 +263,7 @@ final class SequenceWorker {
     }
 
     /** Writes fk_adj for sequence {@code b}; collects the off-diagonal pairs; returns their count. */
-    private int fillAdjacency(BatchBuffers buf, int b, int rows, int gen) {
+    private int fillAdjacency(BatchBuffers buf, int b, int rows) {
         long r = maxRows;
         long base = b * r * r;
         MemorySegment adj = buf.fkAdj;
@@ -283,9 +272,8 @@ final class SequenceWorker {
             int g = rowGlobal[i];
             int oe = graph.outEnd(g);
             for (int k = graph.outStart(g); k < oe; k++) {
-                int nb = graph.outNeighbour(k);
-                if (stamp[nb] == gen) {
-                    int j = seqId[nb];
+                int j = visited.id(graph.outNeighbour(k));
+                if (j >= 0) {
                     adj.set(U8, base + i * r + j, (byte) 1);
                     if (j != i) {
                         if (n == pairI.length) {
