@@ -88,8 +88,8 @@ def measure(db: Path, configs, rounds, ours, headwater, a) -> list[dict]:
             for side in sides:
                 load = wait_idle(a.max_load, a.wait_idle)
                 started = dt.datetime.now(dt.timezone.utc).strftime("%H:%M:%S")
-                argv = [str(db), str(batch), str(SEQ), str(threads), str(a.min_batches * 32 // batch),
-                        str(a.warmup), str(a.min_seconds)]
+                argv = [str(db), str(batch), str(SEQ), str(threads), str(max(1, a.min_batches * 32 // batch)),
+                        str(max(1, a.warmup * 32 // batch)), str(a.min_seconds)]
                 rec = run(ours if side == "ours" else headwater, argv, threads if side == "headwater" else None)
                 rec.update(impl=side, batch=batch, threads=threads, round=r + 1, load_before=load,
                            started_utc=started)
@@ -116,6 +116,10 @@ def fmt_runs(xs, f="{:.0f}"):
 
 
 def main() -> int:
+    if len(sys.argv) == 4 and sys.argv[1] == "--report-only":
+        # The report and plot again from a raw file: --report-only RAW OUT_DIR.
+        write_report(json.loads(Path(sys.argv[2]).read_text()), Path(sys.argv[3]))
+        return 0
     ap = argparse.ArgumentParser()
     ap.add_argument("--ours", required=True, help="command line of our measurement (SamplerBench)")
     ap.add_argument("--headwater", default=os.environ.get("HEADWATER_BENCH_CMD"))
@@ -128,7 +132,7 @@ def main() -> int:
     ap.add_argument("--scale-rounds", type=int, default=1)
     ap.add_argument("--min-seconds", type=float, default=10.0)
     ap.add_argument("--min-batches", type=int, default=64, help="timed batches at B=32 (scaled by 32/B)")
-    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=30, help="warm-up batches at B=32 (scaled by 32/B)")
     ap.add_argument("--max-load", type=float, default=(os.cpu_count() or 2) / 2)
     ap.add_argument("--wait-idle", type=float, default=600.0)
     ap.add_argument("--allow-busy", action="store_true")
@@ -260,7 +264,7 @@ def write_report(raw: dict, out: Path) -> None:
                            for r in recs)
     lines += [
         "- *samples/s*: training batches pulled through each sampler's public `Sampler` API after "
-        f"{raw['settings']['warmup']} warm-up batches, timed for at least {raw['settings']['min_seconds']:.0f} s "
+        f"{raw['settings']['warmup']} warm-up batches at B = 32 ({raw['settings']['warmup'] // 4} at B = 128), timed for at least {raw['settings']['min_seconds']:.0f} s "
         "(and at least a fixed number of batches), wall clock; medians of "
         f"{raw['settings']['rounds']} alternating rounds (the sampler that goes first alternates).",
         "- *samples per CPU-s*: the same samples divided by the process's user + system CPU time over the "
@@ -268,6 +272,7 @@ def write_report(raw: dict, out: Path) -> None:
         "- *peak RSS*: the process's VmHWM (mapped database pages it touched included). *open s*: from the "
         "call that opens the sampler to its return (ours includes every database check, the seed splits and "
         "the derived indexes).",
+        "- Where our time goes, before and after the hot-path work: [sampler-profile.md](sampler-profile.md).",
         "- Both samplers run their train and val producers, as each `Sampler` always does; `threads` is our "
         "`SamplerConfig.threads` and headwater's rayon pool (`RAYON_NUM_THREADS`).",
         f"- Load average before each run: {load_cells}.",
@@ -326,7 +331,8 @@ def write_report(raw: dict, out: Path) -> None:
                     ax.annotate(f"{o / h:.2f}x", (x + 0.2, o), ha="center", va="bottom", fontsize=8)
         ax.set_xticks(list(xs), labels)
         ax.set_title(title, fontsize=10)
-        ax.legend(fontsize=8, loc="upper left")
+        ax.set_ylim(0, 1.3 * max(ov + (hv if hw else [])) or 1)
+        ax.legend(fontsize=8, loc="upper left", ncol=2)
     fig.suptitle(("provisional (busy machine): " if busy else "") + f"relational sampler, {db['rows']:,} rows, S = {SEQ}",
                  fontsize=10)
     fig.tight_layout()
