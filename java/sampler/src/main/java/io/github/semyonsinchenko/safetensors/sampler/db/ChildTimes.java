@@ -54,20 +54,36 @@ public final class ChildTimes {
         return new ChildTimes(bits, m.globalTsMeanUs(), m.globalTsStdUs());
     }
 
-    /** One entry per incoming edge, indexed like {@link Graph#inNeighbour}. */
+    /**
+     * The index itself (not a copy: read it, never write it).
+     *
+     * @return one entry per incoming edge, indexed like {@link Graph#inNeighbour}
+     */
     public int[] bits() {
         return bits;
     }
 
     /**
-     * True if the child of incoming edge {@code k} is later than {@code obsTime}: its time decoded
-     * as the reference decodes it, {@code (long) ((double) z * std + mean)}, is greater.
+     * Whether the temporal filter drops the child of incoming edge {@code k}.
+     *
+     * @param k an incoming edge, as in {@link Graph#inNeighbour}
+     * @param obsTime the observation time, epoch microseconds
+     * @return true if the child's time, decoded as the reference decodes it,
+     *     {@code (long) ((double) z * std + mean)}, is later than {@code obsTime}
      */
     public boolean isAfter(int k, long obsTime) {
         return isAfter(bits[k], obsTime, meanUs, stdUs);
     }
 
-    /** {@link #isAfter(int, long)} for an entry already read from {@link #bits()}. */
+    /**
+     * {@link #isAfter(int, long)} for an entry already read from {@link #bits()}.
+     *
+     * @param entry an entry of {@link #bits()}
+     * @param obsTime the observation time, epoch microseconds
+     * @param meanUs {@code global_ts_mean_us} of the database's metadata
+     * @param stdUs {@code global_ts_std_us} of the database's metadata
+     * @return true if the filter drops the child
+     */
     public static boolean isAfter(int entry, long obsTime, double meanUs, double stdUs) {
         return entry != ALWAYS_PASSES
                 && ValueEncoding.decodeMicros(Float.intBitsToFloat(entry), meanUs, stdUs) > obsTime;

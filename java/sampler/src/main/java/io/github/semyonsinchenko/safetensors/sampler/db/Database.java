@@ -390,8 +390,10 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * The children's times for the temporal filter, in {@code in_col_idx} order (built on first
-     * use from the mapped files and kept in memory while the database is open).
+     * The children's times for the temporal filter (built on first use from the mapped files and
+     * kept in memory while the database is open).
+     *
+     * @return the index, one entry per incoming edge in {@code in_col_idx} order
      */
     public ChildTimes childTimes() {
         ChildTimes c = childTimes;
