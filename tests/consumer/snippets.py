@@ -2,7 +2,8 @@
 
 A guide may carry hidden set-up code for its snippets in an HTML comment, `<!-- snippet-setup java`
 or `<!-- snippet-setup python` ... `-->`: variables and files a reader would already have (a
-SparkSession, a DataFrame, a model file). The snippets themselves are checked as written.
+SparkSession, a DataFrame, a model file); `<!-- snippet-setup java 2` is for the guide's second Java
+block only. The snippets themselves are checked as written.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"^```([\w-]*)[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
-SETUP = re.compile(r"<!-- snippet-setup (\w+)\n(.*?)^-->", re.S | re.M)
+SETUP = re.compile(r"<!-- snippet-setup (\w+)(?: (\d+))?\n(.*?)^-->", re.S | re.M)
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,11 @@ def snippets(doc: Path) -> list[Snippet]:
     return out
 
 
-def setup(doc: Path, lang: str) -> str:
-    return "\n".join(m.group(2) for m in SETUP.finditer(doc.read_text(encoding="utf-8")) if m.group(1) == lang)
+def setup(doc: Path, lang: str, block: int | None = None) -> str:
+    """The set-up for the guide's ``block``-th block of ``lang`` (1-based): the set-up for all its
+    blocks, then the one for that block."""
+    found = [m for m in SETUP.finditer(doc.read_text(encoding="utf-8")) if m.group(1) == lang]
+    return "\n".join(m.group(3) for m in found if m.group(2) is None or (block is not None and int(m.group(2)) == block))
 
 
 def all_snippets(lang: str | None = None) -> list[Snippet]:

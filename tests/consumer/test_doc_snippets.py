@@ -42,9 +42,9 @@ def test_every_block_names_a_language_the_checks_know():
 
 
 def java_class(doc: Path, name: str) -> str:
-    pre = setup(doc, "java")
     methods, calls = [], []
     for i, s in enumerate(x for x in snippets(doc) if x.lang == "java"):
+        pre = setup(doc, "java", i + 1)
         methods.append(f"    // {s.where}\n    static void snippet{i}() throws Throwable {{\n{pre}\n{s.code}\n    }}\n")
         calls.append(f'        System.out.println("snippet {s.where}");\n        snippet{i}();\n')
     return (f"package snippets;\n{JAVA_IMPORTS}\npublic final class {name} {{\n"
