@@ -1,9 +1,10 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
+import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseWriter;
+import io.github.semyonsinchenko.safetensors.sampler.db.SectionWriter;
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -37,10 +38,11 @@ final class EmbeddingFiles {
         Path dir = ctx.parts.resolve("text-embeddings");
         List<Parts.Info> infos = text.ordered().mapPartitionsWithIndex(
                 new EmbedPartition(ctx.options.embedder(), dir.toString()), true).collect();
-        try (Parts.Assembler a = new Parts.Assembler(textFile)) {
-            for (Parts.Info info : Parts.inOrder(infos)) {
-                a.appendBytes(Parts.partFile(dir, 0, info.partition()));
+        try (SectionWriter w = DatabaseWriter.openEmbeddings(textFile, text.size())) {
+            for (Path part : Parts.files(dir, 0, Parts.inOrder(infos))) {
+                w.appendBytes(part);
             }
+            w.finish();
         }
         ctx.info(String.format(Locale.ROOT, "embedded %d text strings in %d partitions", text.size(), infos.size()));
     }
@@ -62,12 +64,10 @@ final class EmbeddingFiles {
         try (Embedder e = ctx.options.embedder().create()) {
             e.embed(strings, rows, 0);
         }
-        byte[] bytes = new byte[rows.length * 2];
-        for (int i = 0; i < rows.length; i++) {
-            bytes[2 * i] = (byte) rows[i];
-            bytes[2 * i + 1] = (byte) (rows[i] >>> 8);
+        try (SectionWriter w = DatabaseWriter.openEmbeddings(file, strings.size())) {
+            w.u16s(rows, 0, rows.length);
+            w.finish();
         }
-        Files.write(file, bytes);
     }
 
     /** Embeds a partition of vocabulary strings, in order, into one part of F16 rows. */
@@ -80,14 +80,12 @@ final class EmbeddingFiles {
             short[] rows = new short[chunk * Embedder.DIM];
             long n = 0;
             try (Embedder e = spec.create(); Parts.Out out = new Parts.Out(dir, partition, 1)) {
-                Parts.Section s = out.section(0);
+                SectionWriter s = out.section(0);
                 while (strings.hasNext()) {
                     batch.add(strings.next());
                     if (batch.size() == chunk || !strings.hasNext()) {
                         e.embed(batch, rows, 0);
-                        for (int i = 0; i < batch.size() * Embedder.DIM; i++) {
-                            s.u16(rows[i]);
-                        }
+                        s.u16s(rows, 0, batch.size() * Embedder.DIM);
                         n += batch.size();
                         batch.clear();
                     }

@@ -3,13 +3,11 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 import static io.github.semyonsinchenko.safetensors.preprocess.BuildContext.ROW;
 import static org.apache.spark.sql.functions.col;
 
-import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
+import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseWriter;
+import io.github.semyonsinchenko.safetensors.sampler.db.SectionReader;
+import io.github.semyonsinchenko.safetensors.sampler.db.SectionWriter;
 import java.io.IOException;
 import java.io.Serializable;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,8 +39,6 @@ import scala.Tuple2;
  */
 final class GraphWriter {
     private GraphWriter() {}
-
-    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** Where each direction's parts are and in which order they concatenate. */
     private record Csr(Path outDir, int[] outParts, Path inDir, int[] inParts, long edges) {}
@@ -78,14 +74,10 @@ final class GraphWriter {
             fkTargets[t.index()] = tgts.stream().mapToInt(Integer::intValue).toArray();
         }
         long nodes = tables.isEmpty() ? 0 : tables.getLast().rowEnd();
-        Path file = ctx.work.resolve(DatabaseLayout.GRAPH_FILE);
         if (!anyFk) {
-            try (Parts.Assembler a = new Parts.Assembler(file)) {
-                a.u32(nodes);
-                a.u32(0);
-                a.u32(nodes);
-                a.u32(0);
-                a.zeros(4 * 2 * (nodes + 1));
+            try (SectionWriter w = DatabaseWriter.openGraph(ctx.work, nodes, 0)) {
+                w.zeros(4 * 2 * (nodes + 1));
+                w.finish();
             }
             ctx.info("0 edges");
             return;
@@ -108,15 +100,11 @@ final class GraphWriter {
         if (csr.edges() > BuildContext.U32_LIMIT) {
             throw new PreprocessException(csr.edges() + " FK edges exceed the format's 32-bit edge count");
         }
-        try (Parts.Assembler a = new Parts.Assembler(file)) {
-            a.u32(nodes);
-            a.u32(csr.edges());
-            a.u32(nodes);
-            a.u32(csr.edges());
-            writeCsr(a, csr.outDir(), csr.outParts(), nodes);
-            writeCsr(a, csr.inDir(), csr.inParts(), nodes);
+        try (SectionWriter w = DatabaseWriter.openGraph(ctx.work, nodes, csr.edges())) {
+            writeCsr(w, csr.outDir(), csr.outParts(), nodes);
+            writeCsr(w, csr.inDir(), csr.inParts(), nodes);
+            w.finish();
         }
-        Parts.checkSize(file, DatabaseLayout.graphFileSize(nodes, csr.edges()));
         ctx.info(String.format(Locale.ROOT, "%d nodes, %d edges", nodes, csr.edges()));
     }
 
@@ -223,12 +211,12 @@ final class GraphWriter {
     }
 
     /** Row pointers from the (row, count) runs of the parts, then the neighbour lists. */
-    private static void writeCsr(Parts.Assembler a, Path dir, int[] parts, long nodes) throws IOException {
-        RowPointers pointers = new RowPointers(a);
+    private static void writeCsr(SectionWriter w, Path dir, int[] parts, long nodes) throws IOException {
+        RowPointers pointers = new RowPointers(w);
         long edges = 0; // the running edge count
         for (int part : parts) {
             Path file = Parts.partFile(dir, 1, part);
-            int[] runs = readU32s(file);
+            int[] runs = SectionReader.u32s(file);
             if (runs.length % 2 != 0) {
                 throw new IllegalStateException("graph: " + file + " holds half a (row, count) pair");
             }
@@ -245,49 +233,26 @@ final class GraphWriter {
             }
         }
         pointers.upTo(nodes, edges);
-        pointers.flush();
         for (int part : parts) {
-            a.appendBytes(Parts.partFile(dir, 0, part));
+            w.appendBytes(Parts.partFile(dir, 0, part));
         }
     }
 
-    /** A part file of little-endian u32 values, whole (a part holds at most one partition's rows). */
-    private static int[] readU32s(Path file) throws IOException {
-        byte[] bytes = Files.readAllBytes(file);
-        if (bytes.length % 4 != 0) {
-            throw new IllegalStateException("graph: " + file + " is not a whole number of u32 values");
-        }
-        int[] values = new int[bytes.length / 4];
-        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(values);
-        return values;
-    }
-
-    /** graph.bin's row pointers, a block at a time (the assembler's writes cost a call per value). */
+    /** graph.bin's row pointers, written as the runs of the parts reach each row. */
     private static final class RowPointers {
-        private final Parts.Assembler a;
-        private final byte[] block = new byte[1 << 16];
-        private int filled;
+        private final SectionWriter w;
         /** The next row whose pointer is written. */
         long next;
 
-        RowPointers(Parts.Assembler a) {
-            this.a = a;
+        RowPointers(SectionWriter w) {
+            this.w = w;
         }
 
         /** Writes {@code edges} as the pointer of every row from {@link #next} to {@code row}. */
         void upTo(long row, long edges) throws IOException {
             for (; next <= row; next++) {
-                if (filled == block.length) {
-                    flush();
-                }
-                INT_LE.set(block, filled, (int) edges);
-                filled += 4;
+                w.u32((int) edges);
             }
-        }
-
-        void flush() throws IOException {
-            a.bytes(block, 0, filled);
-            filled = 0;
         }
     }
 
@@ -297,8 +262,8 @@ final class GraphWriter {
         public Iterator<Parts.Info> call(Integer partition, Iterator<Row> rows) throws IOException {
             long n = 0;
             try (Parts.Out out = new Parts.Out(dir, partition, 2)) {
-                Parts.Section neighbours = out.section(0);
-                Parts.Section runs = out.section(1);
+                SectionWriter neighbours = out.section(0);
+                SectionWriter runs = out.section(1);
                 long run = -1;
                 int runCount = 0;
                 while (rows.hasNext()) {
@@ -401,8 +366,8 @@ final class GraphWriter {
             long n = 0;
             long previous = -1;
             try (Parts.Out out = new Parts.Out(dir, part, 2)) {
-                Parts.Section neighbours = out.section(0);
-                Parts.Section runs = out.section(1);
+                SectionWriter neighbours = out.section(0);
+                SectionWriter runs = out.section(1);
                 while (rows.hasNext()) {
                     InternalRow r = rows.next();
                     long src = r.getLong(0) + rowStart;
@@ -487,7 +452,7 @@ final class GraphWriter {
             }
             try (Parts.Out out = new Parts.Out(dir, partition, 2)) {
                 out.section(0).u32s(sources, 0, sources.length);
-                Parts.Section runs = out.section(1);
+                SectionWriter runs = out.section(1);
                 int from = 0; // after the scatter, next[d] is where row d's list ends
                 for (int d = 0; d < width; d++) {
                     if (next[d] > from) {

@@ -4,6 +4,8 @@ import static org.apache.spark.sql.functions.col;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
+import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseWriter;
+import io.github.semyonsinchenko.safetensors.sampler.db.SectionWriter;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import io.github.semyonsinchenko.safetensors.sampler.db.ValueEncoding;
 import java.io.IOException;
@@ -37,11 +39,7 @@ final class TableEncoder {
             double mean, double std, HashMap<String, Integer> categories) implements Serializable {
 
         int sections() {
-            return switch (stype) {
-                case IGNORED -> 0;
-                case IDENTIFIER -> 1;
-                default -> 2;
-            };
+            return DatabaseLayout.columnSections(stype).size();
         }
     }
 
@@ -165,30 +163,18 @@ final class TableEncoder {
 
     private static void assemble(BuildContext ctx, TableJob job, List<Parts.Info> infos) throws IOException {
         LoadedTable t = job.table();
-        List<InputSchema.Column> columns = t.schema().columns();
-        Path file = DatabaseLayout.tableFile(ctx.work, t.schema().name());
-        try (Parts.Assembler a = new Parts.Assembler(file)) {
-            a.u32(t.rows());
-            a.u32(columns.size());
+        List<Parts.Info> ordered = Parts.inOrder(infos);
+        long[] rows = Parts.rows(ordered);
+        try (SectionWriter w = DatabaseWriter.openTable(ctx.work, t.schema().name(), t.rows(),
+                t.schema().columns().stream().map(InputSchema.Column::stype).toList())) {
             int section = 0;
             for (ColumnPlan plan : job.plans()) {
-                for (int k = 0; k < plan.sections(); k++, section++) {
-                    boolean bits = k == 0 || plan.stype() == SemanticType.BOOLEAN;
-                    for (Parts.Info info : Parts.inOrder(infos)) {
-                        Path part = Parts.partFile(job.dir(), section, info.partition());
-                        if (bits) {
-                            a.appendBits(part, info.rows());
-                        } else {
-                            a.appendBytes(part);
-                        }
-                    }
-                    a.endBits();
-                    a.pad8();
+                for (DatabaseLayout.Section s : DatabaseLayout.columnSections(plan.stype())) {
+                    w.appendSection(s, Parts.files(job.dir(), section++, ordered), rows);
                 }
             }
+            w.finish();
         }
-        long expected = DatabaseLayout.tableFileSize(columns.stream().map(InputSchema.Column::stype).toList(), t.rows());
-        Parts.checkSize(file, expected);
         ctx.info(String.format(Locale.ROOT, "%s: %d rows in %d partitions", t.schema().name(), t.rows(), infos.size()));
     }
 
@@ -248,7 +234,7 @@ final class TableEncoder {
                             section++;
                             continue;
                         }
-                        Parts.Section values = out.section(section + 1);
+                        SectionWriter values = out.section(section + 1);
                         boolean hasValue = p.present() && p.valueField() >= 0 && !r.isNullAt(p.valueField());
                         switch (p.stype()) {
                             case NUMERICAL -> values.f32(hasValue

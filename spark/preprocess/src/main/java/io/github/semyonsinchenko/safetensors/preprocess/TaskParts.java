@@ -1,15 +1,12 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
+import io.github.semyonsinchenko.safetensors.sampler.db.SectionReader;
+import io.github.semyonsinchenko.safetensors.sampler.db.SectionWriter;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import io.github.semyonsinchenko.safetensors.sampler.db.ValueEncoding;
-import java.io.BufferedInputStream;
-import java.io.Closeable;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.Serializable;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -112,7 +109,7 @@ final class TaskParts {
                     if (!valid) {
                         nulls++;
                     }
-                    Parts.Section values = out.section(VALUES);
+                    SectionWriter values = out.section(VALUES);
                     switch (stype) {
                         case NUMERICAL -> {
                             if (valid) {
@@ -166,9 +163,9 @@ final class TaskParts {
             Path in = Path.of(dir);
             float[] ts = new float[DatabaseLayout.TIMESTAMP_DIM];
             try (Parts.Out out = new Parts.Out(outDir, p.partition(), 1);
-                    Reader valid = new Reader(Parts.partFile(in, VALID, p.partition()));
-                    Reader values = new Reader(Parts.partFile(in, VALUES, p.partition()))) {
-                Parts.Section s = out.section(0);
+                    SectionReader valid = new SectionReader(Parts.partFile(in, VALID, p.partition()));
+                    SectionReader values = new SectionReader(Parts.partFile(in, VALUES, p.partition()))) {
+                SectionWriter s = out.section(0);
                 for (long i = 0; i < p.rows(); i++) {
                     boolean v = valid.bit();
                     switch (stype) {
@@ -189,54 +186,6 @@ final class TaskParts {
                 }
                 out.commit(p.rows());
             }
-        }
-    }
-
-    /** Little-endian values and LSB-first bits read back from a part file. */
-    static final class Reader implements Closeable {
-        private final Path file;
-        private final InputStream in;
-        private final byte[] buf = new byte[8];
-        private int bits;
-        private int bitsLeft;
-
-        Reader(Path file) throws IOException {
-            this.file = file;
-            this.in = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
-        }
-
-        private void fill(int n) throws IOException {
-            if (in.readNBytes(buf, 0, n) != n) {
-                throw new EOFException(file + ": part ends early");
-            }
-        }
-
-        long i64() throws IOException {
-            fill(8);
-            long v = 0;
-            for (int i = 7; i >= 0; i--) {
-                v = v << 8 | (buf[i] & 0xff);
-            }
-            return v;
-        }
-
-        boolean bit() throws IOException {
-            if (bitsLeft == 0) {
-                bits = in.read();
-                if (bits < 0) {
-                    throw new EOFException(file + ": bitmap part ends early");
-                }
-                bitsLeft = 8;
-            }
-            boolean b = (bits & 1) != 0;
-            bits >>>= 1;
-            bitsLeft--;
-            return b;
-        }
-
-        @Override
-        public void close() throws IOException {
-            in.close();
         }
     }
 }

@@ -7,6 +7,9 @@ import static org.apache.spark.sql.functions.monotonically_increasing_id;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
+import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseWriter;
+import io.github.semyonsinchenko.safetensors.sampler.db.SectionReader;
+import io.github.semyonsinchenko.safetensors.sampler.db.SectionWriter;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import io.github.semyonsinchenko.safetensors.sampler.db.TaskMetadata;
 import java.io.IOException;
@@ -214,27 +217,16 @@ final class TaskWriter {
                     .foreach(new TaskParts.ValuePartition(stype, mean, std, statistics.globalTsMean(),
                             statistics.globalTsStd(), dir.toString(), encoded.toString()));
         }
-        Path file = DatabaseLayout.taskFile(ctx.work, task.name());
-        try (Parts.Assembler a = new Parts.Assembler(file)) {
-            a.u32(n);
-            a.u32(0);
-            for (int section = 0; section < 4; section++) {
-                boolean bits = section == TaskParts.VALID || (section == TaskParts.VALUES && stype == SemanticType.BOOLEAN);
-                for (TaskParts.Piece p : pieces) {
-                    int partition = p.info().partition();
-                    Path part = section == TaskParts.VALUES && encoded != null ? Parts.partFile(encoded, 0, partition)
-                            : Parts.partFile(dir, section, partition);
-                    if (bits) {
-                        a.appendBits(part, p.info().rows());
-                    } else {
-                        a.appendBytes(part);
-                    }
-                }
-                a.endBits();
-                a.pad8();
+        List<Parts.Info> infos = pieces.stream().map(TaskParts.Piece::info).toList();
+        long[] rows = Parts.rows(infos);
+        try (SectionWriter w = DatabaseWriter.openTask(ctx.work, task.name(), n, stype)) {
+            List<DatabaseLayout.Section> sections = DatabaseLayout.taskSections(stype);
+            for (int section = 0; section < sections.size(); section++) {
+                w.appendSection(sections.get(section), section == TaskParts.VALUES && encoded != null
+                        ? Parts.files(encoded, 0, infos) : Parts.files(dir, section, infos), rows);
             }
+            w.finish();
         }
-        Parts.checkSize(file, DatabaseLayout.taskFileSize(stype, n));
         ctx.info(String.format(Locale.ROOT, "%s: %d seeds, key map %s", task.name(), n,
                 map != null ? "broadcast" : "shuffled"));
         return new TaskMetadata(task.name(), anchorIdx, stype, (int) n, targetStats);
@@ -266,7 +258,7 @@ final class TaskWriter {
     private static void foldValues(Path dir, List<TaskParts.Piece> pieces, LongsSink sink) throws IOException {
         long[] buf = new long[8192];
         for (TaskParts.Piece p : pieces) {
-            try (TaskParts.Reader in = new TaskParts.Reader(Parts.partFile(dir, TaskParts.VALUES, p.info().partition()))) {
+            try (SectionReader in = new SectionReader(Parts.partFile(dir, TaskParts.VALUES, p.info().partition()))) {
                 for (long left = p.info().rows() - p.nulls(); left > 0; ) {
                     int k = (int) Math.min(left, buf.length);
                     for (int i = 0; i < k; i++) {

@@ -1,8 +1,7 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -20,13 +19,11 @@ import scala.Tuple2;
  * hashes the cut bytes once, and appends the cell to the block of the key partition the hash
  * picks; the key partition reads the hash back instead of hashing again. A cell is
  * {@code at} (8 bytes), the hash (4), the cut length with the sign bit set when the value was cut
- * (4), then the cut bytes; numbers little-endian.
+ * (4), then the cut bytes; numbers little-endian ({@link LittleEndian}).
  */
 final class TextCells {
     private TextCells() {}
 
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int HEADER = 16;
     private static final int SEED = 42;
     /** A block is sent once it holds this many bytes. */
@@ -58,6 +55,8 @@ final class TextCells {
     private static final class BlockIterator implements Iterator<Tuple2<Integer, byte[]>> {
         private final Iterator<InternalRow> rows;
         private final byte[][] open;
+        /** The open blocks as segments, for the numbers. */
+        private final MemorySegment[] segments;
         private final int[] fill;
         private final ArrayDeque<Tuple2<Integer, byte[]>> ready = new ArrayDeque<>();
         private final long budget;
@@ -67,6 +66,7 @@ final class TextCells {
         BlockIterator(Iterator<InternalRow> rows, int partitions, long budget) {
             this.rows = rows;
             this.open = new byte[partitions][];
+            this.segments = new MemorySegment[partitions];
             this.fill = new int[partitions];
             this.budget = budget;
         }
@@ -115,11 +115,13 @@ final class TextCells {
                 }
                 buffered += size - (block == null ? 0 : block.length);
                 open[p] = block = block == null ? new byte[size] : Arrays.copyOf(block, size);
+                segments[p] = MemorySegment.ofArray(block);
             }
             int at0 = fill[p];
-            LONG.set(block, at0, at);
-            INT.set(block, at0 + 8, h);
-            INT.set(block, at0 + 12, cut < n ? cut | Integer.MIN_VALUE : cut);
+            MemorySegment seg = segments[p];
+            seg.set(LittleEndian.I64, at0, at);
+            seg.set(LittleEndian.I32, at0 + 8, h);
+            seg.set(LittleEndian.I32, at0 + 12, cut < n ? cut | Integer.MIN_VALUE : cut);
             Platform.copyMemory(base, offset, block, Platform.BYTE_ARRAY_OFFSET + at0 + HEADER, cut);
             fill[p] = at0 + need;
             if (fill[p] >= BLOCK) {
@@ -139,6 +141,7 @@ final class TextCells {
                 buffered -= open[p].length;
             }
             open[p] = null;
+            segments[p] = null;
             fill[p] = 0;
         }
     }
@@ -150,6 +153,7 @@ final class TextCells {
         private int next;
         /** The current cell's block; its bytes start at {@link #offset}. */
         byte[] block;
+        private MemorySegment segment;
         int offset;
         int length;
         int hash;
@@ -167,12 +171,13 @@ final class TextCells {
                     return false;
                 }
                 block = blocks.next()._2();
+                segment = MemorySegment.ofArray(block);
                 next = 0;
                 end = block.length;
             }
-            at = (long) LONG.get(block, next);
-            hash = (int) INT.get(block, next + 8);
-            int len = (int) INT.get(block, next + 12);
+            at = segment.get(LittleEndian.I64, next);
+            hash = segment.get(LittleEndian.I32, next + 8);
+            int len = segment.get(LittleEndian.I32, next + 12);
             whole = len >= 0;
             length = len & Integer.MAX_VALUE;
             offset = next + HEADER;

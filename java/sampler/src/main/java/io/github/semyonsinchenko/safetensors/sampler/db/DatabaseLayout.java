@@ -61,21 +61,73 @@ public final class DatabaseLayout {
         return GRAPH_HEADER_BYTES + 4 * (2 * (nodes + 1) + 2 * edges);
     }
 
-    /** Bytes of one padded value array of {@code n} items of {@code width} bytes. */
-    private static long array(long n, long width) {
-        return pad8(n * width);
+    /**
+     * One section of a table or task file: a bitmap (one bit a row, LSB first) or an array of
+     * values of {@code valueBytes} bytes a row; each section starts at a multiple of 8 bytes.
+     *
+     * @param valueBytes bytes per row of a value array, 0 for a bitmap
+     */
+    public record Section(int valueBytes) {
+        /** A bitmap: validity, presence, or Boolean values. */
+        public static final Section BITMAP = new Section(0);
+        /** u32 or f32 values: numerical z-scores, categorical and text indices, anchor rows. */
+        public static final Section VALUES_4 = new Section(4);
+        /** i64 values: observation times. */
+        public static final Section VALUES_8 = new Section(8);
+        /** The features of timestamp cells. */
+        public static final Section TIMESTAMPS = new Section(4 * TIMESTAMP_DIM);
+
+        /** True for a bitmap section. */
+        public boolean isBitmap() {
+            return valueBytes == 0;
+        }
+
+        /** The section's bytes for {@code rows} rows, padding included. */
+        public long bytes(long rows) {
+            return pad8(isBitmap() ? bitmapBytes(rows) : rows * valueBytes);
+        }
+    }
+
+    /**
+     * The sections of a column of {@code stype} in a table file, in order: the validity bitmap
+     * (presence for Identifier), then the values (a second bitmap for Boolean); none for Ignored.
+     */
+    public static List<Section> columnSections(SemanticType stype) {
+        return switch (stype) {
+            case IDENTIFIER -> List.of(Section.BITMAP);
+            case NUMERICAL, CATEGORICAL, TEXT -> List.of(Section.BITMAP, Section.VALUES_4);
+            case TIMESTAMP -> List.of(Section.BITMAP, Section.TIMESTAMPS);
+            case BOOLEAN -> List.of(Section.BITMAP, Section.BITMAP);
+            case IGNORED -> List.of();
+        };
+    }
+
+    /**
+     * The sections of a task file whose target has {@code target}'s stype, in order: anchor rows
+     * (u32), observation times (i64), the target's validity bitmap, the target values.
+     */
+    public static List<Section> taskSections(SemanticType target) {
+        Section values = switch (target) {
+            case NUMERICAL, CATEGORICAL -> Section.VALUES_4;
+            case TIMESTAMP -> Section.TIMESTAMPS;
+            case BOOLEAN -> Section.BITMAP;
+            default -> throw new IllegalArgumentException("a task target cannot be " + target);
+        };
+        return List.of(Section.VALUES_4, Section.VALUES_8, Section.BITMAP, values);
+    }
+
+    /** Bytes of {@code sections} for {@code rows} rows. */
+    private static long bytes(List<Section> sections, long rows) {
+        long sum = 0;
+        for (Section s : sections) {
+            sum += s.bytes(rows);
+        }
+        return sum;
     }
 
     /** Bytes of one column's section(s) in a table file with {@code rows} rows. */
     public static long columnSectionBytes(SemanticType stype, long rows) {
-        long bitmap = pad8(bitmapBytes(rows));
-        return switch (stype) {
-            case IDENTIFIER -> bitmap;
-            case NUMERICAL, CATEGORICAL, TEXT -> bitmap + array(rows, 4);
-            case TIMESTAMP -> bitmap + array(rows, 4L * TIMESTAMP_DIM);
-            case BOOLEAN -> 2 * bitmap;
-            case IGNORED -> 0;
-        };
+        return bytes(columnSections(stype), rows);
     }
 
     /**
@@ -83,7 +135,7 @@ public final class DatabaseLayout {
      * after the validity bitmap. For Identifier there is only the presence bitmap.
      */
     public static long valuesOffsetInSection(long rows) {
-        return pad8(bitmapBytes(rows));
+        return Section.BITMAP.bytes(rows);
     }
 
     /** Exact size of a table file whose columns have {@code stypes}, in {@code col_range} order. */
@@ -97,17 +149,17 @@ public final class DatabaseLayout {
 
     /** Offset of the observation times in a task file with {@code seeds} seeds. */
     public static long taskObservationTimesOffset(long seeds) {
-        return TASK_HEADER_BYTES + array(seeds, 4);
+        return TASK_HEADER_BYTES + Section.VALUES_4.bytes(seeds);
     }
 
     /** Offset of the target validity bitmap in a task file. */
     public static long taskValidityOffset(long seeds) {
-        return taskObservationTimesOffset(seeds) + 8 * seeds;
+        return taskObservationTimesOffset(seeds) + Section.VALUES_8.bytes(seeds);
     }
 
     /** Offset of the target values in a task file. */
     public static long taskValuesOffset(long seeds) {
-        return taskValidityOffset(seeds) + pad8(bitmapBytes(seeds));
+        return taskValidityOffset(seeds) + Section.BITMAP.bytes(seeds);
     }
 
     /**
@@ -115,12 +167,6 @@ public final class DatabaseLayout {
      * Categorical.
      */
     public static long taskFileSize(SemanticType target, long seeds) {
-        long values = switch (target) {
-            case NUMERICAL, CATEGORICAL -> array(seeds, 4);
-            case TIMESTAMP -> array(seeds, 4L * TIMESTAMP_DIM);
-            case BOOLEAN -> pad8(bitmapBytes(seeds));
-            default -> throw new IllegalArgumentException("a task target cannot be " + target);
-        };
-        return taskValuesOffset(seeds) + values;
+        return TASK_HEADER_BYTES + bytes(taskSections(target), seeds);
     }
 }

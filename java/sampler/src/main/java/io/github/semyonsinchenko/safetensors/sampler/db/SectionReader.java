@@ -1,0 +1,90 @@
+package io.github.semyonsinchenko.safetensors.sampler.db;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Reads back, in order, the little-endian values and LSB-first bits a {@link SectionWriter} wrote
+ * to a piece of a section (a preprocessor folds statistics over its own pieces before it writes
+ * the final file). Not thread-safe.
+ */
+public final class SectionReader implements AutoCloseable {
+    private final Path file;
+    private final InputStream in;
+    private final byte[] buf = new byte[1 << 16];
+    private final MemorySegment seg = MemorySegment.ofArray(buf);
+    private int pos;
+    private int end;
+    private int bits;
+    private int bitsLeft;
+
+    /** A reader of {@code file} from its first byte. */
+    public SectionReader(Path file) throws IOException {
+        this.file = file;
+        this.in = Files.newInputStream(file);
+    }
+
+    /** The u32 values of a whole piece (a piece holds one task's rows, so it fits an array). */
+    public static int[] u32s(Path piece) throws IOException {
+        byte[] bytes = Files.readAllBytes(piece);
+        if (bytes.length % 4 != 0) {
+            throw new IOException(piece + ": " + bytes.length + " bytes are not a whole number of u32 values");
+        }
+        return MemorySegment.ofArray(bytes).toArray(Layouts.U32);
+    }
+
+    /** At least {@code n} unread bytes in the buffer, or EOFException. */
+    private void need(int n) throws IOException {
+        if (end - pos >= n) {
+            return;
+        }
+        System.arraycopy(buf, pos, buf, 0, end - pos);
+        end -= pos;
+        pos = 0;
+        while (end < n) {
+            int k = in.read(buf, end, buf.length - end);
+            if (k < 0) {
+                throw new EOFException(file + ": the piece ends early");
+            }
+            end += k;
+        }
+    }
+
+    /** The next u32. */
+    public int u32() throws IOException {
+        need(4);
+        int v = seg.get(Layouts.U32, pos);
+        pos += 4;
+        return v;
+    }
+
+    /** The next i64. */
+    public long i64() throws IOException {
+        need(8);
+        long v = seg.get(Layouts.I64, pos);
+        pos += 8;
+        return v;
+    }
+
+    /** The next bit (LSB first). */
+    public boolean bit() throws IOException {
+        if (bitsLeft == 0) {
+            need(1);
+            bits = buf[pos++] & 0xff;
+            bitsLeft = 8;
+        }
+        boolean b = (bits & 1) != 0;
+        bits >>>= 1;
+        bitsLeft--;
+        return b;
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+}
