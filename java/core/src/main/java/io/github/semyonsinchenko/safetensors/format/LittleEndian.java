@@ -1,6 +1,8 @@
 package io.github.semyonsinchenko.safetensors.format;
 
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
@@ -15,6 +17,22 @@ public final class LittleEndian {
     public static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     public static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     public static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /*
+     * The same byte order on byte arrays, for writers and readers that buffer values in a byte[]
+     * (the sampler database's sections, the preprocessor's exchange blocks): coordinates (byte[],
+     * int offset). C2 compiles a view VarHandle to a plain store or load, where a heap
+     * MemorySegment's accessor costs more per value.
+     */
+    /** i32 (and u32) values in a {@code byte[]}. */
+    public static final VarHandle I32_IN_BYTES =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    /** i64 values in a {@code byte[]}. */
+    public static final VarHandle I64_IN_BYTES =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    /** f32 values in a {@code byte[]}. */
+    public static final VarHandle F32_IN_BYTES =
+            MethodHandles.byteArrayViewVarHandle(float[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** The unaligned little-endian form of any value layout (for copies whose element type varies). */
     public static ValueLayout of(ValueLayout element) {

@@ -1,7 +1,6 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
 import io.github.semyonsinchenko.safetensors.format.LittleEndian;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -55,8 +54,6 @@ final class TextCells {
     private static final class BlockIterator implements Iterator<Tuple2<Integer, byte[]>> {
         private final Iterator<InternalRow> rows;
         private final byte[][] open;
-        /** The open blocks as segments, for the numbers. */
-        private final MemorySegment[] segments;
         private final int[] fill;
         private final ArrayDeque<Tuple2<Integer, byte[]>> ready = new ArrayDeque<>();
         private final long budget;
@@ -66,7 +63,6 @@ final class TextCells {
         BlockIterator(Iterator<InternalRow> rows, int partitions, long budget) {
             this.rows = rows;
             this.open = new byte[partitions][];
-            this.segments = new MemorySegment[partitions];
             this.fill = new int[partitions];
             this.budget = budget;
         }
@@ -115,13 +111,11 @@ final class TextCells {
                 }
                 buffered += size - (block == null ? 0 : block.length);
                 open[p] = block = block == null ? new byte[size] : Arrays.copyOf(block, size);
-                segments[p] = MemorySegment.ofArray(block);
             }
             int at0 = fill[p];
-            MemorySegment seg = segments[p];
-            seg.set(LittleEndian.I64, at0, at);
-            seg.set(LittleEndian.I32, at0 + 8, h);
-            seg.set(LittleEndian.I32, at0 + 12, cut < n ? cut | Integer.MIN_VALUE : cut);
+            LittleEndian.I64_IN_BYTES.set(block, at0, at);
+            LittleEndian.I32_IN_BYTES.set(block, at0 + 8, h);
+            LittleEndian.I32_IN_BYTES.set(block, at0 + 12, cut < n ? cut | Integer.MIN_VALUE : cut);
             Platform.copyMemory(base, offset, block, Platform.BYTE_ARRAY_OFFSET + at0 + HEADER, cut);
             fill[p] = at0 + need;
             if (fill[p] >= BLOCK) {
@@ -141,7 +135,6 @@ final class TextCells {
                 buffered -= open[p].length;
             }
             open[p] = null;
-            segments[p] = null;
             fill[p] = 0;
         }
     }
@@ -153,7 +146,6 @@ final class TextCells {
         private int next;
         /** The current cell's block; its bytes start at {@link #offset}. */
         byte[] block;
-        private MemorySegment segment;
         int offset;
         int length;
         int hash;
@@ -171,13 +163,12 @@ final class TextCells {
                     return false;
                 }
                 block = blocks.next()._2();
-                segment = MemorySegment.ofArray(block);
                 next = 0;
                 end = block.length;
             }
-            at = segment.get(LittleEndian.I64, next);
-            hash = segment.get(LittleEndian.I32, next + 8);
-            int len = segment.get(LittleEndian.I32, next + 12);
+            at = (long) LittleEndian.I64_IN_BYTES.get(block, next);
+            hash = (int) LittleEndian.I32_IN_BYTES.get(block, next + 8);
+            int len = (int) LittleEndian.I32_IN_BYTES.get(block, next + 12);
             whole = len >= 0;
             length = len & Integer.MAX_VALUE;
             offset = next + HEADER;

@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.sampler.db;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,7 +17,6 @@ public final class SectionReader implements AutoCloseable {
     private final Path file;
     private final InputStream in;
     private final byte[] buf = new byte[1 << 16];
-    private final MemorySegment seg = MemorySegment.ofArray(buf);
     private int pos;
     private int end;
     private int bits;
@@ -54,18 +54,10 @@ public final class SectionReader implements AutoCloseable {
         }
     }
 
-    /** The next u32. */
-    public int u32() throws IOException {
-        need(4);
-        int v = seg.get(Layouts.U32, pos);
-        pos += 4;
-        return v;
-    }
-
     /** The next i64. */
     public long i64() throws IOException {
         need(8);
-        long v = seg.get(Layouts.I64, pos);
+        long v = (long) LittleEndian.I64_IN_BYTES.get(buf, pos);
         pos += 8;
         return v;
     }

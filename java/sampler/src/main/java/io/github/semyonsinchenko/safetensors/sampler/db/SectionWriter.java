@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.sampler.db;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -109,7 +110,7 @@ public final class SectionWriter implements AutoCloseable {
     /** A u32 (or an i32). */
     public void u32(int v) throws IOException {
         room(4);
-        seg.set(Layouts.U32, pos, v);
+        LittleEndian.I32_IN_BYTES.set(buf, pos, v);
         pos += 4;
     }
 
@@ -118,7 +119,7 @@ public final class SectionWriter implements AutoCloseable {
         values(v, from, n, Layouts.U32);
     }
 
-    /** {@code n} elements of the primitive array {@code array} from {@code from}, each as {@code layout}. */
+    /** {@code n} elements of the primitive array {@code array} from {@code from}, each as {@code layout} (a bulk copy). */
     private void values(Object array, int from, int n, ValueLayout layout) throws IOException {
         int width = (int) layout.byteSize();
         for (int done = 0; done < n; ) {
@@ -133,14 +134,14 @@ public final class SectionWriter implements AutoCloseable {
     /** An f32. */
     public void f32(float v) throws IOException {
         room(4);
-        seg.set(Layouts.F32, pos, v);
+        LittleEndian.F32_IN_BYTES.set(buf, pos, v);
         pos += 4;
     }
 
     /** An i64. */
     public void i64(long v) throws IOException {
         room(8);
-        seg.set(Layouts.I64, pos, v);
+        LittleEndian.I64_IN_BYTES.set(buf, pos, v);
         pos += 8;
     }
 
