@@ -6,8 +6,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Consumer;
-import java.util.stream.IntStream;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -86,23 +84,6 @@ final class BuildContext {
     /** A table's rows in order, {@code rowsPerPartition} to a partition, cached for the stages that stream it. */
     Dataset<Row> ordered(Dataset<Row> df, long rows) {
         return persist(df.repartitionByRange(partitions(rows), col(ROW)).sortWithinPartitions(ROW));
-    }
-
-    /** Partitions fetched per job when the driver streams an ordered RDD (bounds driver memory to ~2M values). */
-    private int partitionsPerFetch() {
-        return (int) Math.max(1, Math.min(10_000, 2_000_000 / options.rowsPerPartition()));
-    }
-
-    /** Feeds an RDD's elements to {@code sink} in partition order, a bounded group of partitions per job. */
-    <T> void forEachInOrder(JavaRDD<T> rdd, Consumer<T> sink) {
-        int n = rdd.getNumPartitions();
-        int step = partitionsPerFetch();
-        for (int from = 0; from < n; from += step) {
-            int[] ids = IntStream.range(from, Math.min(n, from + step)).toArray();
-            for (List<T> part : rdd.collectPartitions(ids)) {
-                part.forEach(sink);
-            }
-        }
     }
 
     void release() {

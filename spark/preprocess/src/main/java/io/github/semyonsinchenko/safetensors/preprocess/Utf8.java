@@ -44,9 +44,4 @@ public final class Utf8 {
         }
         return end;
     }
-
-    /** Number of UTF-8 bytes of {@code s}. */
-    public static int byteLength(String s) {
-        return s.getBytes(StandardCharsets.UTF_8).length;
-    }
 }
