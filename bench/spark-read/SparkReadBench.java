@@ -21,7 +21,7 @@ import org.apache.spark.sql.SparkSession;
 /**
  * Scan throughput of format("safetensors") against Parquet holding the same bytes, in one run.
  *
- * <p>Dataset: a kv dataset (spark/DATASET.md) of 1 MiB F32 tensors, one column "emb", in 8 shards;
+ * <p>Dataset: a kv dataset (format/dataset.md) of 1 MiB F32 tensors, one column "emb", in 8 shards;
  * its Parquet twin is written by Spark from the safetensors read (tensor_key + the same Tensor
  * Struct, uncompressed), so both hold identical tensor bytes. Queries, each on both formats:
  * <ul>

@@ -28,7 +28,7 @@ for v in "${versions[@]}"; do
   override="$(mktemp)"
   echo "pyspark==$v" > "$override"
   st_uv pip install --quiet --python "$venv/bin/python" -r "$suite/pyproject.toml" --override "$override"
-  st_uv pip install --quiet --python "$venv/bin/python" --reinstall-package safetensors-spark "$ST_ROOT/python[mlflow]"
+  st_uv pip install --quiet --python "$venv/bin/python" --reinstall-package safetensors-spark "$ST_ROOT/python/safetensors-spark[mlflow]"
   rm -f "$override"
   echo "==> PySpark $v: $("$venv/bin/python" -c 'import pyspark; print(pyspark.__version__)') on $(java -version 2>&1 | head -n 1)"
   # shellcheck disable=SC2086

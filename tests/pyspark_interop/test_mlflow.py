@@ -112,8 +112,8 @@ def test_python_and_jvm_give_the_same_source(spark, tracking_server, written):
     with mlflow.start_run() as run:
         log_dataset(str(path), name="same")
     python_side = json.loads(logged_source(run.info.run_id).source)
-    jvm = spark._jvm.io.github.semyonsinchenko.safetensors.mlflow.SafetensorsDatasetSource
-    jvm_side = json.loads(jvm.fromPath(str(path)).toJson())
+    jvm = spark._jvm.io.github.semyonsinchenko.safetensors.dataset.mlflow.SafetensorsDatasetSource
+    jvm_side = json.loads(jvm.fromPath(str(path), spark._jsc.hadoopConfiguration()).toJson())
     assert python_side.keys() == jvm_side.keys()
     for key in jvm_side:
         assert python_side[key] == jvm_side[key], key

@@ -58,7 +58,7 @@ class ArchitectureTest {
 
     @Test
     void theImportSeesEveryModule() {
-        for (String module : List.of("java/core", "java/loader", "java/sampler", "java/cli", "spark",
+        for (String module : List.of("java/core", "java/loader", "java/sampler", "java/dataset", "java/cli", "spark",
                 "spark/preprocess", "bench")) {
             assertTrue(classes.stream().anyMatch(inModule(module)),
                     "no compiled classes of " + module + " among " + moduleClassDirs);
@@ -71,6 +71,25 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage("org.apache.spark..", "org.apache.hadoop..",
                         "scala..", "picocli..")
                 .check(classes);
+    }
+
+    /**
+     * The dataset format (manifest, names, commit protocol, retention, vacuum, MLflow source) is
+     * Spark-free, so the CLI and plain JVM programs use it without a Spark class path: nothing in its
+     * package, whichever module holds it, reaches Spark or Scala.
+     */
+    static ArchRule sparkFree(String packages) {
+        return noClasses().that().resideInAPackage(packages)
+                .should().dependOnClassesThat().resideInAnyPackage("org.apache.spark..", "scala..");
+    }
+
+    static final ArchRule DATASET_IS_SPARK_FREE = sparkFree(BASE + ".dataset..");
+
+    @Test
+    void theDatasetFormatNeverSeesSpark() {
+        DATASET_IS_SPARK_FREE.check(classes);
+        assertTrue(classes.stream().anyMatch(c -> c.getPackageName().startsWith(BASE + ".dataset")),
+                "no class of the dataset package was imported");
     }
 
     static final ArchRule ONLY_KERNELS_LINK = noClasses().that().resideOutsideOfPackage(BASE + ".kernels..")
@@ -149,6 +168,8 @@ class ArchitectureTest {
         JavaClasses bad = new ClassFileImporter().importClasses(Offender.class);
         assertTrue(ONLY_KERNELS_LINK.evaluate(bad).hasViolation(), "Linker outside the kernels package");
         assertTrue(ONE_HOME_FOR_BYTE_ORDER.evaluate(bad).hasViolation(), "a layout's byte order set elsewhere");
+        assertTrue(sparkFree(BASE + ".spark.read..").evaluate(classes).hasViolation(),
+                "the Spark-free rule, asked of the connector's read package, finds its Spark imports");
         EvaluationResult locale = ROOT_LOCALE_ONLY.evaluate(bad);
         assertEquals(3, locale.getFailureReport().getDetails().size(), String.join("\n",
                 locale.getFailureReport().getDetails()));

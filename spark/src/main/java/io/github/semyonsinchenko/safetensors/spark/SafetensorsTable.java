@@ -3,7 +3,7 @@ package io.github.semyonsinchenko.safetensors.spark;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
-import io.github.semyonsinchenko.safetensors.spark.dataset.HadoopConfs;
+import io.github.semyonsinchenko.safetensors.spark.conf.SparkHadoopConfs;
 import io.github.semyonsinchenko.safetensors.spark.read.DatasetResolver;
 import io.github.semyonsinchenko.safetensors.spark.read.ReadOptions;
 import io.github.semyonsinchenko.safetensors.spark.read.SafetensorsScanBuilder;
@@ -60,7 +60,7 @@ public final class SafetensorsTable implements Table, SupportsRead, SupportsWrit
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
         ReadOptions read = ReadOptions.parse(options);
-        var conf = HadoopConfs.of(SparkSession.active(), options.asCaseSensitiveMap());
+        var conf = SparkHadoopConfs.of(SparkSession.active(), options.asCaseSensitiveMap());
         return new SafetensorsScanBuilder(DatasetResolver.resolve(options, read, schema, conf), schema, read, options);
     }
 

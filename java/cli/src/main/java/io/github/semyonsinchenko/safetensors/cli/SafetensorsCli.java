@@ -28,6 +28,7 @@ import picocli.CommandLine.Spec;
             PackCommand.class,
             ConvertCommand.class,
             LoadCommand.class,
+            VacuumCommand.class,
             DemoCommand.class,
             SamplerCommand.class,
             CommandLine.HelpCommand.class

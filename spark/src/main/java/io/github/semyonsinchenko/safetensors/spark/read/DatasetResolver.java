@@ -1,10 +1,10 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
 import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
-import io.github.semyonsinchenko.safetensors.spark.dataset.ColumnSchema;
-import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
-import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;
-import io.github.semyonsinchenko.safetensors.spark.dataset.Shard;
+import io.github.semyonsinchenko.safetensors.dataset.ColumnSchema;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.dataset.Manifest;
+import io.github.semyonsinchenko.safetensors.dataset.Shard;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;

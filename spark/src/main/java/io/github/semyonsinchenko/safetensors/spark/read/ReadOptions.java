@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.OptionNames;
+import io.github.semyonsinchenko.safetensors.dataset.OptionNames;
 import java.io.Serializable;
 import java.util.Locale;
 import java.util.Map;

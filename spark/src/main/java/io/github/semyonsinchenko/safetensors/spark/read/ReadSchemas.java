@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.HadoopConfs;
+import io.github.semyonsinchenko.safetensors.spark.conf.SparkHadoopConfs;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -17,7 +17,7 @@ public final class ReadSchemas {
                     + " layout) or set .option(\"inferSchema\", \"true\") to infer it from the manifest, the tensor"
                     + " index or the first file's header");
         }
-        var conf = HadoopConfs.of(SparkSession.active(), options.asCaseSensitiveMap());
+        var conf = SparkHadoopConfs.of(SparkSession.active(), options.asCaseSensitiveMap());
         return SchemaInference.infer(DatasetResolver.resolve(options, read, null, conf), conf, read.ignoreCorruptFiles());
     }
 }

@@ -1,13 +1,13 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.ColumnSchema;
+import io.github.semyonsinchenko.safetensors.dataset.ColumnSchema;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
 
 /**
  * What the driver learned about a dataset before planning: its files, the layout its rows follow,
- * and how tensor names map to columns (see {@code spark/DATASET.md}).
+ * and how tensor names map to columns (see {@code format/dataset.md}).
  *
  * @param files the files to read, in a stable order (the manifest's shard order, else sorted paths)
  * @param layout {@link ReadOptions.Layout#WIDE} or {@link ReadOptions.Layout#KV}, never AUTO

@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.TensorNames;
+import io.github.semyonsinchenko.safetensors.dataset.TensorNames;
 import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import java.io.IOException;
@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Turns a file's header into its rows, following {@code spark/DATASET.md}: no tensor byte is
+ * Turns a file's header into its rows, following {@code format/dataset.md}: no tensor byte is
  * needed to know how many rows a file has, which keys they carry, or the dtype and shape of every
  * cell. That is what makes {@code count()}, metadata-only projections and dtype/shape/key filters
  * free of data reads.

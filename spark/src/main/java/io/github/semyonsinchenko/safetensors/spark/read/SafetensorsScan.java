@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.HadoopConfs;
+import io.github.semyonsinchenko.safetensors.spark.conf.SparkHadoopConfs;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -87,7 +86,7 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         if (keys.isEmpty()) {
             return List.of();
         }
-        Path root = io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout.rootOfIndex(
+        Path root = io.github.semyonsinchenko.safetensors.dataset.DatasetLayout.rootOfIndex(
                 new Path(dataset.indexPath()));
         Set<String> wanted = new HashSet<>();
         Configuration conf = hadoopConf(SparkSession.active());
@@ -95,7 +94,7 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
             for (String f : TensorIndex.filesHoldingKeys(dataset.indexPath(), dataset.indexCommitId(), keys, conf)) {
                 wanted.add(new Path(root, f).toString());
             }
-        } catch (io.github.semyonsinchenko.safetensors.spark.dataset.TensorIndexFile.StaleIndexException e) {
+        } catch (io.github.semyonsinchenko.safetensors.dataset.TensorIndexFile.StaleIndexException e) {
             // A commit replaced the index after this manifest was read: every file, same rows.
             return null;
         } catch (java.io.IOException e) {
@@ -120,14 +119,13 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
     public PartitionReaderFactory createReaderFactory() {
         SparkSession spark = SparkSession.active();
         Configuration conf = hadoopConf(spark);
-        Broadcast<SerializableConfiguration> broadcast =
-                JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(new SerializableConfiguration(conf));
+        Broadcast<SerializableConfiguration> broadcast = SparkHadoopConfs.broadcast(spark, conf);
         return new SafetensorsReaderFactory(broadcast, dataset, tableSchema, readSchema, options, filter);
     }
 
-    /** See {@link HadoopConfs}. */
+    /** See {@link SparkHadoopConfs}. */
     private Configuration hadoopConf(SparkSession spark) {
-        return HadoopConfs.of(spark, rawOptions);
+        return SparkHadoopConfs.of(spark, rawOptions);
     }
 
     private String pushedString() {

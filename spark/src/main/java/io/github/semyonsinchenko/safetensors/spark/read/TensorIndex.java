@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.TensorIndexFile;
+import io.github.semyonsinchenko.safetensors.dataset.TensorIndexFile;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -1,7 +1,7 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.HadoopConfs;
-import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.spark.conf.SparkHadoopConfs;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
 import java.io.IOException;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -12,9 +12,9 @@ import org.apache.spark.sql.SparkSession;
 final class DatasetFiles {
     private DatasetFiles() {}
 
-    /** See {@link HadoopConfs}. */
+    /** See {@link SparkHadoopConfs}. */
     static Configuration hadoopConf(SparkSession session, Map<String, String> options) {
-        return HadoopConfs.of(session, options);
+        return SparkHadoopConfs.of(session, options);
     }
 
     static Path qualifiedRoot(String path, Configuration conf) throws IOException {

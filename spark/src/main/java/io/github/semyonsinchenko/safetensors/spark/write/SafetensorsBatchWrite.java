@@ -1,16 +1,15 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.SerializableHadoopConf;
-import io.github.semyonsinchenko.safetensors.spark.dataset.AppendRules;
-import io.github.semyonsinchenko.safetensors.spark.dataset.ColumnSchema;
-import io.github.semyonsinchenko.safetensors.spark.dataset.CrashPoints;
-import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetCommit;
-import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
-import io.github.semyonsinchenko.safetensors.spark.dataset.IndexEntry;
-import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;
-import io.github.semyonsinchenko.safetensors.spark.dataset.Shard;
-import io.github.semyonsinchenko.safetensors.spark.dataset.TensorIndexFile;
-import io.github.semyonsinchenko.safetensors.spark.dataset.Vacuum;
+import io.github.semyonsinchenko.safetensors.dataset.AppendRules;
+import io.github.semyonsinchenko.safetensors.dataset.ColumnSchema;
+import io.github.semyonsinchenko.safetensors.dataset.CrashPoints;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetCommit;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.dataset.IndexEntry;
+import io.github.semyonsinchenko.safetensors.dataset.Manifest;
+import io.github.semyonsinchenko.safetensors.dataset.Shard;
+import io.github.semyonsinchenko.safetensors.dataset.TensorIndexFile;
+import io.github.semyonsinchenko.safetensors.dataset.Vacuum;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -27,6 +26,7 @@ import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.util.SerializableConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +52,7 @@ final class SafetensorsBatchWrite implements BatchWrite {
 
     private final WriteOptions options;
     private final Configuration conf;
-    private final Broadcast<SerializableHadoopConf> broadcastConf;
+    private final Broadcast<SerializableConfiguration> broadcastConf;
     private final boolean collectIndex;
     private final Path root;
     private final Path jobStaging;
@@ -60,7 +60,7 @@ final class SafetensorsBatchWrite implements BatchWrite {
     private DatasetCommit commit;
     private boolean committed;
 
-    SafetensorsBatchWrite(WriteOptions options, Configuration conf, Broadcast<SerializableHadoopConf> broadcastConf,
+    SafetensorsBatchWrite(WriteOptions options, Configuration conf, Broadcast<SerializableConfiguration> broadcastConf,
                           boolean collectIndex, Path root, String jobId) {
         this.options = options;
         this.conf = conf;

@@ -1,14 +1,14 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.SerializableHadoopConf;
+import io.github.semyonsinchenko.safetensors.spark.conf.SparkHadoopConfs;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.util.SerializableConfiguration;
 
 /** An immutable description of one write; {@link #toBatch()} ships the Hadoop configuration once. */
 final class SafetensorsWrite implements Write {
@@ -36,8 +36,7 @@ final class SafetensorsWrite implements Write {
 
     @Override
     public BatchWrite toBatch() {
-        Broadcast<SerializableHadoopConf> b = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext())
-                .broadcast(new SerializableHadoopConf(conf));
+        Broadcast<SerializableConfiguration> b = SparkHadoopConfs.broadcast(SparkSession.active(), conf);
         // One staging directory per job; the query id ties it to the query in the UI and logs.
         String jobId = queryId + "-" + UUID.randomUUID();
         return new SafetensorsBatchWrite(options, conf, b, collectIndex, root, jobId);

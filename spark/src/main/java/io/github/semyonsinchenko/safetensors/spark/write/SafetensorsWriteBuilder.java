@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.Manifest;
+import io.github.semyonsinchenko.safetensors.dataset.Manifest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.EnumSet;

@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;

@@ -1,8 +1,8 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.ColumnSchema;
-import io.github.semyonsinchenko.safetensors.spark.dataset.IndexEntry;
-import io.github.semyonsinchenko.safetensors.spark.dataset.Shard;
+import io.github.semyonsinchenko.safetensors.dataset.ColumnSchema;
+import io.github.semyonsinchenko.safetensors.dataset.IndexEntry;
+import io.github.semyonsinchenko.safetensors.dataset.Shard;
 import java.io.Serial;
 import java.util.List;
 import java.util.Map;

@@ -1,11 +1,11 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.SerializableHadoopConf;
 import java.io.Serial;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
+import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * The only object shipped to executors: the validated options, the job's staging directory and
@@ -18,10 +18,10 @@ final class ShardWriterFactory implements DataWriterFactory {
     private final WriteOptions options;
     private final String jobStagingDir;
     private final boolean collectIndex;
-    private final Broadcast<SerializableHadoopConf> conf;
+    private final Broadcast<SerializableConfiguration> conf;
 
     ShardWriterFactory(WriteOptions options, String jobStagingDir, boolean collectIndex,
-                       Broadcast<SerializableHadoopConf> conf) {
+                       Broadcast<SerializableConfiguration> conf) {
         this.options = options;
         this.jobStagingDir = jobStagingDir;
         this.collectIndex = collectIndex;
@@ -30,6 +30,6 @@ final class ShardWriterFactory implements DataWriterFactory {
 
     @Override
     public DataWriter<InternalRow> createWriter(int partitionId, long taskId) {
-        return new ShardDataWriter(options, jobStagingDir, collectIndex, conf.value().get(), partitionId, taskId);
+        return new ShardDataWriter(options, jobStagingDir, collectIndex, conf.value().value(), partitionId, taskId);
     }
 }

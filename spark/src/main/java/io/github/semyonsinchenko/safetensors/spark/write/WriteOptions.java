@@ -9,10 +9,10 @@ import io.github.semyonsinchenko.safetensors.format.JsonErrors;
 import io.github.semyonsinchenko.safetensors.spark.tensor.ElementType;
 import io.github.semyonsinchenko.safetensors.spark.tensor.TensorEncoding;
 import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
-import io.github.semyonsinchenko.safetensors.spark.dataset.AppendRules;
-import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetCommit;
-import io.github.semyonsinchenko.safetensors.spark.dataset.OptionNames;
-import io.github.semyonsinchenko.safetensors.spark.dataset.TensorNames;
+import io.github.semyonsinchenko.safetensors.dataset.AppendRules;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetCommit;
+import io.github.semyonsinchenko.safetensors.dataset.OptionNames;
+import io.github.semyonsinchenko.safetensors.dataset.TensorNames;
 import java.io.Serial;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -115,7 +115,7 @@ final class WriteOptions implements Serializable {
     }
 
     /** Why this write cannot append to {@code old}, or null (the one rule: {@link AppendRules}). */
-    String appendProblem(io.github.semyonsinchenko.safetensors.spark.dataset.Manifest old) {
+    String appendProblem(io.github.semyonsinchenko.safetensors.dataset.Manifest old) {
         boolean batch = mode == Mode.BATCH;
         return AppendRules.layoutProblem(old, batch ? "batch" : "kv", batch ? batchSize : null,
                 batch ? tail.name().toLowerCase(Locale.ROOT) : null, batch ? null : kvSeparator,

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsWriter;
-import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
 import io.github.semyonsinchenko.safetensors.spark.write.CrashChild;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

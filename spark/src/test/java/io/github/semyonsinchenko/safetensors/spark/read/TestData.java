@@ -20,7 +20,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Small datasets laid out as {@code spark/DATASET.md} says, written with the core writer and a
+ * Small datasets laid out as {@code format/dataset.md} says, written with the core writer and a
  * hand-written manifest (and, optionally, an index written with Spark).
  */
 final class TestData {

@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.spark.dataset.CrashPoints;
+import io.github.semyonsinchenko.safetensors.dataset.CrashPoints;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
 import io.github.semyonsinchenko.safetensors.spark.write.WriteTestSupport.Read;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -455,7 +455,7 @@ class SafetensorsWriteTest {
         assertTrue(causes(e).contains("duplicate key 'a' (column 'v') in part-00000-"), causes(e));
         assertEquals(List.of(), allFiles(withIndex), "nothing visible, staging removed");
 
-        // Without the index keys are not compared across tasks (documented in DATASET.md).
+        // Without the index keys are not compared across tasks (documented in format/dataset.md).
         Path noIndex = tmp.resolve("dupnoidx");
         twoTasks.write().format("safetensors").option("name_col", "key").save(noIndex.toString());
         assertEquals(2, shards(noIndex).size());

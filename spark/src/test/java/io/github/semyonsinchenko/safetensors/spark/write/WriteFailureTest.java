@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.semyonsinchenko.safetensors.spark.SafetensorsDataSource;
-import io.github.semyonsinchenko.safetensors.spark.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;

@@ -1,0 +1,30 @@
+package io.github.semyonsinchenko.safetensors.dataset;
+
+import java.io.Serial;
+import java.io.Serializable;
+import java.util.Arrays;
+
+/**
+ * A column's per-sample dtype and shape (batch mode: without the batch dimension).
+ *
+ * @param shape null when the rows of a kv column have different shapes (each row is its own
+ *     tensor, so nothing forces them to agree)
+ */
+public record ColumnSchema(String dtype, long[] shape) implements Serializable {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    public boolean sameAs(ColumnSchema o) {
+        return dtype.equals(o.dtype) && Arrays.equals(shape, o.shape);
+    }
+
+    /** The schema of a kv column holding rows of both: the dtype must agree, differing shapes give null. */
+    public ColumnSchema mergeKv(ColumnSchema o) {
+        return Arrays.equals(shape, o.shape) ? this : new ColumnSchema(dtype, null);
+    }
+
+    @Override
+    public String toString() {
+        return dtype + " " + (shape == null ? "(shapes vary)" : Arrays.toString(shape));
+    }
+}

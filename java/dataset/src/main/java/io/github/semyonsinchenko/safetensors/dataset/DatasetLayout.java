@@ -1,0 +1,89 @@
+package io.github.semyonsinchenko.safetensors.dataset;
+
+import java.util.Locale;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The names of everything in a dataset directory (format/dataset.md). Every name is formatted with
+ * {@link Locale#ROOT}: under a locale with other digits ({@code ar-EG}) {@code %05d} would not give
+ * ASCII digits.
+ */
+public final class DatasetLayout {
+    private DatasetLayout() {}
+
+    /** The commit point: a dataset is what this file names. */
+    public static final String MANIFEST = "dataset_manifest.json";
+    /**
+     * The tensor index: a directory holding one Parquet file, {@link #INDEX_FILE}, as Spark writes
+     * Parquet, so {@code spark.read.parquet(root + "/_tensor_index.parquet")} reads it (Spark ignores
+     * a single file whose name starts with {@code _}, but reads the part files of such a directory).
+     * Datasets of earlier versions have a single file under this name.
+     */
+    public static final String INDEX = "_tensor_index.parquet";
+    /** The index's one Parquet file, relative to the root (what the manifest names). */
+    public static final String INDEX_FILE = INDEX + "/part-00000.parquet";
+    /** Task output before the job commit: {@code _staging/<job>/attempt-<partition>-<task>/}. */
+    public static final String STAGING = "_staging";
+    /** One copy of every committed manifest: {@code _manifests/<version, 20 digits>.json}. */
+    public static final String HISTORY = "_manifests";
+    public static final String EXTENSION = ".safetensors";
+
+    private static final Pattern SHARD_NAME = Pattern.compile("part-[0-9]{5,}-.*\\.safetensors");
+    private static final Pattern HISTORY_NAME = Pattern.compile("([0-9]{20})\\.json");
+    private static final Pattern TEMP_NAME = Pattern.compile("\\..+\\.[0-9a-f-]{36}\\.tmp");
+
+    /** The dataset root of an index file: its directory's parent ({@link #INDEX_FILE}), or its directory (earlier versions). */
+    public static org.apache.hadoop.fs.Path rootOfIndex(org.apache.hadoop.fs.Path indexFile) {
+        org.apache.hadoop.fs.Path dir = indexFile.getParent();
+        return dir.getName().equals(INDEX) ? dir.getParent() : dir;
+    }
+
+    /**
+     * A shard: {@code part-<task:05d>-<shard:04d>-<uuid>.safetensors}, the original connector's
+     * pattern: {@code task} is the Spark partition, {@code shard} counts the files of one task
+     * writer, {@code uuid} is drawn once per task writer.
+     */
+    public static String shardName(int partitionId, int shardIndex, UUID uuid) {
+        return String.format(Locale.ROOT, "part-%05d-%04d-%s%s", partitionId, shardIndex, uuid, EXTENSION);
+    }
+
+    /**
+     * A name a writer gives shards: this connector's and the original's
+     * ({@code part-<task>-<shard>-<uuid>}), and this connector's earlier {@code part-<task>-<uuid>}.
+     */
+    public static boolean isShardName(String name) {
+        return SHARD_NAME.matcher(name).matches();
+    }
+
+    /** The staging directory of one task attempt under the job's staging directory. */
+    public static String attemptDirName(int partitionId, long taskId) {
+        return String.format(Locale.ROOT, "attempt-%05d-%d", partitionId, taskId);
+    }
+
+    public static String historyName(long version) {
+        return String.format(Locale.ROOT, "%020d.json", version);
+    }
+
+    /** The version a {@code _manifests/} entry holds, if the name is one. */
+    public static OptionalLong historyVersion(String name) {
+        Matcher m = HISTORY_NAME.matcher(name);
+        return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+    }
+
+    /** A temporary name next to {@code name}, invisible to readers (leading dot), unique per writer. */
+    public static String tempName(String name) {
+        return "." + name + "." + UUID.randomUUID() + ".tmp";
+    }
+
+    public static boolean isTempName(String name) {
+        return TEMP_NAME.matcher(name).matches();
+    }
+
+    /** A name readers of loose files skip. */
+    public static boolean isHidden(String name) {
+        return name.startsWith("_") || name.startsWith(".");
+    }
+}
