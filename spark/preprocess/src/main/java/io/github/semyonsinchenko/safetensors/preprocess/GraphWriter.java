@@ -311,8 +311,8 @@ final class GraphWriter {
                     incoming[target] += t.rows();
                 }
             }
-            StatChunks.LongList starts = new StatChunks.LongList();
-            StatChunks.LongList ends = new StatChunks.LongList();
+            LongList starts = new LongList();
+            LongList ends = new LongList();
             for (LoadedTable t : tables) {
                 if (!targets[t.index()] || t.rows() == 0) {
                     continue;
@@ -360,7 +360,7 @@ final class GraphWriter {
         public Iterator<Tuple2<Integer, Bucket>> call(Integer partition, Iterator<InternalRow> rows)
                 throws IOException {
             KeyMap[] m = maps.value();
-            StatChunks.LongList[] buckets = new StatChunks.LongList[in.partitions()];
+            LongList[] buckets = new LongList[in.partitions()];
             long[] dsts = new long[targets.length];
             int part = offset + partition;
             long n = 0;
@@ -393,7 +393,7 @@ final class GraphWriter {
                         neighbours.u32((int) dsts[i]);
                         int p = in.partitionOf(dsts[i]);
                         if (buckets[p] == null) {
-                            buckets[p] = new StatChunks.LongList();
+                            buckets[p] = new LongList();
                         }
                         buckets[p].add(U32Pairs.pack(dsts[i], src));
                     }

@@ -43,6 +43,12 @@ final class PrimaryKeyMaps {
     static final String BROADCAST_LIMIT_CONF = "spark.safetensors.preprocess.broadcastKeyRows";
     /** About 50 MiB per map on the driver and as much again for its broadcast copy. */
     static final long DEFAULT_BROADCAST_LIMIT = 4_000_000;
+    /**
+     * The session setting for the largest anchor map, in bytes ({@link #anchorBytes}), broadcast to
+     * resolve a task's anchors.
+     */
+    static final String ANCHOR_BYTES_CONF = "spark.safetensors.preprocess.taskBroadcastBytes";
+    static final long DEFAULT_ANCHOR_BYTES = 512L << 20;
 
     private final BuildContext ctx;
     private final Map<String, Dataset<Row>> maps = new HashMap<>();
@@ -89,6 +95,12 @@ final class PrimaryKeyMaps {
                 "a row count");
     }
 
+    /** The {@link #ANCHOR_BYTES_CONF} bound. */
+    long anchorBytesLimit() {
+        return BuildContext.countSetting(ctx.spark, ANCHOR_BYTES_CONF, DEFAULT_ANCHOR_BYTES, Long.MIN_VALUE,
+                "a byte count");
+    }
+
     /**
      * The key maps of {@code targets} (each with a primary key and at most {@link #broadcastLimit}
      * rows), indexed by table index (null for other tables), from one job over their ordered rows.
@@ -117,7 +129,7 @@ final class PrimaryKeyMaps {
     /**
      * The broadcast anchor map of task anchor table {@code t}, built by {@link #keyMaps} or else
      * now (one job for every anchor table), broadcast once for all its tasks; null when the table
-     * is above the bound ({@link #broadcastLimit} rows, {@link TaskWriter#BROADCAST_BYTES}).
+     * is above the bound ({@link #broadcastLimit} rows, {@link #ANCHOR_BYTES_CONF}).
      */
     Broadcast<Anchor> anchor(LoadedTable t, List<LoadedTable> tables, List<OrderedTable> ordered) {
         if (anchors == null) {
@@ -158,7 +170,7 @@ final class PrimaryKeyMaps {
             times[ti] |= task.observationTimeColumn() == null && tables.get(ti).hasTemporal();
         }
         long limit = broadcastLimit();
-        long bytes = TaskWriter.broadcastBytes(ctx);
+        long bytes = anchorBytesLimit();
         for (LoadedTable t : tables) {
             int ti = t.index();
             if (keys[ti] && (t.rows() > limit || anchorBytes(t.rows(), times[ti]) > bytes)) {
@@ -265,9 +277,9 @@ final class PrimaryKeyMaps {
             implements FlatMapFunction<Iterator<InternalRow>, KeyChunk> {
         @Override
         public Iterator<KeyChunk> call(Iterator<InternalRow> it) {
-            StatChunks.LongList rows = new StatChunks.LongList();
-            StatChunks.LongList keys = new StatChunks.LongList();
-            StatChunks.LongList times = timed ? new StatChunks.LongList() : null;
+            LongList rows = new LongList();
+            LongList keys = new LongList();
+            LongList times = timed ? new LongList() : null;
             while (it.hasNext()) {
                 InternalRow r = it.next();
                 if (!r.isNullAt(1)) {

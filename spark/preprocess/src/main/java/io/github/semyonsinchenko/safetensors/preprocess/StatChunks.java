@@ -156,22 +156,6 @@ record StatChunks(int rowField, SemanticType[] stypes, int[] validFields, int[] 
         return IntStream.range(0, stypes.length).filter(j -> stypes[j] == a || stypes[j] == b).toArray();
     }
 
-    static final class LongList {
-        private long[] a = new long[1024];
-        private int n;
-
-        void add(long v) {
-            if (n == a.length) {
-                a = Arrays.copyOf(a, n * 2);
-            }
-            a[n++] = v;
-        }
-
-        long[] toArray() {
-            return Arrays.copyOf(a, n);
-        }
-    }
-
     static final class DoubleList {
         private double[] a = new double[1024];
         private int n;

@@ -35,7 +35,7 @@ import org.apache.spark.sql.types.StructType;
  * Stage 7, one task file (spec §5.3): the query's rows whose anchor key resolves, in query order
  * (Q16), with observation times and the encoded target; the target statistics over the kept rows.
  *
- * <p>An anchor table below the bounds ({@link #BROADCAST_BYTES}, {@link PrimaryKeyMaps#broadcastLimit})
+ * <p>An anchor table below the bounds ({@link PrimaryKeyMaps#ANCHOR_BYTES_CONF}, {@link PrimaryKeyMaps#broadcastLimit})
  * has its key map and its rows' temporal values broadcast as primitive arrays
  * ({@link PrimaryKeyMaps.Anchor}, built with the graph's maps): one pass over the query's
  * partitions, in their order, resolves the keys and writes the parts ({@link TaskParts}), so the
@@ -47,13 +47,6 @@ import org.apache.spark.sql.types.StructType;
  */
 final class TaskWriter {
     private TaskWriter() {}
-
-    /**
-     * Session setting: the largest anchor map, in bytes ({@link PrimaryKeyMaps#anchorBytes}),
-     * broadcast to resolve a task's anchors.
-     */
-    static final String BROADCAST_BYTES = "spark.safetensors.preprocess.taskBroadcastBytes";
-    static final long DEFAULT_BROADCAST_BYTES = 512L << 20;
 
     /** Every task's file, in schema order, and the metadata of those written (a task no seed resolves is left out). */
     static List<TaskMetadata> writeAll(BuildContext ctx, List<LoadedTable> tables, PrimaryKeyMaps pkMaps,
@@ -70,12 +63,6 @@ final class TaskWriter {
             pkMaps.releaseAnchors();
         }
         return written;
-    }
-
-    /** The {@link #BROADCAST_BYTES} bound. */
-    static long broadcastBytes(BuildContext ctx) {
-        return BuildContext.countSetting(ctx.spark, BROADCAST_BYTES, DEFAULT_BROADCAST_BYTES, Long.MIN_VALUE,
-                "a byte count");
     }
 
     /** Writes the task's file and returns its metadata, or null when no seed resolves (the task is skipped). */

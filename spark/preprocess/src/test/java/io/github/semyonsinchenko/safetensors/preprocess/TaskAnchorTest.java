@@ -72,13 +72,13 @@ class TaskAnchorTest {
         SparkSession spark = SparkTestSession.get();
         List<String> progress = new ArrayList<>();
         if (bound != null) {
-            spark.conf().set(TaskWriter.BROADCAST_BYTES, bound);
+            spark.conf().set(PrimaryKeyMaps.ANCHOR_BYTES_CONF, bound);
         }
         try {
             Preprocessor.run(spark, dataDir, "ta", Preprocessor.Options.defaults(EmbedderSpec.none())
                     .withRowsPerPartition(2).withProgress(progress::add));
         } finally {
-            spark.conf().unset(TaskWriter.BROADCAST_BYTES);
+            spark.conf().unset(PrimaryKeyMaps.ANCHOR_BYTES_CONF);
         }
         return progress;
     }
@@ -133,7 +133,7 @@ class TaskAnchorTest {
     void aBadByteBoundIsATypedError() throws IOException {
         writeInput();
         PreprocessException e = assertThrows(PreprocessException.class, () -> run("lots"));
-        assertTrue(e.getMessage().contains(TaskWriter.BROADCAST_BYTES), e.getMessage());
+        assertTrue(e.getMessage().contains(PrimaryKeyMaps.ANCHOR_BYTES_CONF), e.getMessage());
     }
 
     @Test

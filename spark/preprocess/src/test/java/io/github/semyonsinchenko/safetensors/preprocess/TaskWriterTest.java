@@ -40,13 +40,13 @@ class TaskWriterTest {
     private static List<String> run(SparkSession spark, Path dir, String dataset, String bound, long rowsPerPartition) {
         List<String> progress = new ArrayList<>();
         if (bound != null) {
-            spark.conf().set(TaskWriter.BROADCAST_BYTES, bound);
+            spark.conf().set(PrimaryKeyMaps.ANCHOR_BYTES_CONF, bound);
         }
         try {
             Preprocessor.run(spark, dir, dataset, Preprocessor.Options.defaults(EmbedderSpec.none())
                     .withRowsPerPartition(rowsPerPartition).withProgress(progress::add));
         } finally {
-            spark.conf().unset(TaskWriter.BROADCAST_BYTES);
+            spark.conf().unset(PrimaryKeyMaps.ANCHOR_BYTES_CONF);
         }
         return progress;
     }
