@@ -2,6 +2,7 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 
 import static org.apache.spark.sql.functions.col;
 
+import io.github.semyonsinchenko.safetensors.preprocess.input.InputSchema;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,23 +17,23 @@ import org.apache.spark.storage.StorageLevel;
  * What every stage of one build shares: the session, the input, where files go, the options, and
  * the cached Datasets and RDDs, which {@link #release} unpersists when the build ends.
  */
-final class BuildContext {
+public final class BuildContext {
     /** A table's row position within its Parquet data (file-path order, then file order). */
-    static final String ROW = "__row";
-    static final long U32_LIMIT = 0xFFFF_FFFFL;
+    public static final String ROW = "__row";
+    public static final long U32_LIMIT = 0xFFFF_FFFFL;
 
-    final SparkSession spark;
-    final InputSchema schema;
-    final Path rawDir;
-    final Path work;
+    public final SparkSession spark;
+    public final InputSchema schema;
+    public final Path rawDir;
+    public final Path work;
     /** Part files written by executors, concatenated into {@link #work} and deleted at the end. */
-    final Path parts;
-    final Preprocessor.Options options;
+    public final Path parts;
+    public final Preprocessor.Options options;
 
     private final List<Dataset<?>> cached = new ArrayList<>();
     private final List<JavaRDD<?>> cachedRdds = new ArrayList<>();
 
-    BuildContext(SparkSession spark, InputSchema schema, Path rawDir, Path work,
+  public   BuildContext(SparkSession spark, InputSchema schema, Path rawDir, Path work,
             Preprocessor.Options options) {
         this.spark = spark;
         this.schema = schema;
@@ -47,7 +48,7 @@ final class BuildContext {
      * A value that is not a whole number of at least {@code min} fails, naming the setting and
      * what it must be ({@code what}, e.g. "a row count").
      */
-    static long countSetting(SparkSession spark, String name, long defaultValue, long min, String what) {
+    public static long countSetting(SparkSession spark, String name, long defaultValue, long min, String what) {
         String v = spark.conf().get(name, Long.toString(defaultValue));
         try {
             long n = Long.parseLong(v.trim());
@@ -60,33 +61,33 @@ final class BuildContext {
         throw new PreprocessException(String.format(Locale.ROOT, "%s must be %s, was '%s'", name, what, v));
     }
 
-    void info(String what) {
+    public void info(String what) {
         options.progress().accept("  " + what);
     }
 
     /** Partitions for {@code rows} rows at {@code rowsPerPartition} each. */
-    int partitions(long rows) {
+    public int partitions(long rows) {
         return (int) Math.max(1, Math.min(100_000, (rows + options.rowsPerPartition() - 1) / options.rowsPerPartition()));
     }
 
-    <T> Dataset<T> persist(Dataset<T> d) {
+    public <T> Dataset<T> persist(Dataset<T> d) {
         Dataset<T> p = d.persist(StorageLevel.MEMORY_AND_DISK());
         cached.add(p);
         return p;
     }
 
-    <T> JavaRDD<T> persist(JavaRDD<T> r) {
+    public <T> JavaRDD<T> persist(JavaRDD<T> r) {
         JavaRDD<T> p = r.persist(StorageLevel.MEMORY_AND_DISK());
         cachedRdds.add(p);
         return p;
     }
 
     /** A table's rows in order, {@code rowsPerPartition} to a partition, cached for the stages that stream it. */
-    Dataset<Row> ordered(Dataset<Row> df, long rows) {
+    public Dataset<Row> ordered(Dataset<Row> df, long rows) {
         return persist(df.repartitionByRange(partitions(rows), col(ROW)).sortWithinPartitions(ROW));
     }
 
-    void release() {
+    public void release() {
         for (Dataset<?> d : cached) {
             d.unpersist(false);
         }

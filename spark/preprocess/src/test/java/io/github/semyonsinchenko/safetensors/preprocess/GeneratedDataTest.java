@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.semyonsinchenko.safetensors.preprocess.embed.EmbedderSpec;
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
@@ -47,8 +48,8 @@ class GeneratedDataTest {
         assertTrue(m.columnStats().get(location) instanceof ColumnStats.Categorical c && c.numNulls() > 0
                 && c.categories().size() == 10);
         assertTrue(Files.size(out.resolve(DatabaseLayout.TEXT_EMBEDDINGS_FILE)) > 0);
-        assertFalse(HeadwaterEquivalenceTest.allZero(Files.readAllBytes(out.resolve(DatabaseLayout.TEXT_EMBEDDINGS_FILE))));
-        assertTranspose(HeadwaterEquivalenceTest.ints(Files.readAllBytes(out.resolve(DatabaseLayout.GRAPH_FILE))));
+        assertFalse(DatabaseFiles.allZero(Files.readAllBytes(out.resolve(DatabaseLayout.TEXT_EMBEDDINGS_FILE))));
+        assertTranspose(DatabaseFiles.ints(Files.readAllBytes(out.resolve(DatabaseLayout.GRAPH_FILE))));
         try (var left = Files.list(dataDir.resolve("processed"))) {
             assertEquals(1, left.count(), "no temporary directories left next to the database");
         }
