@@ -20,20 +20,27 @@ import org.apache.spark.storage.StorageLevel;
 public final class BuildContext {
     /** A table's row position within its Parquet data (file-path order, then file order). */
     public static final String ROW = "__row";
+    /** The largest row, edge or vocabulary count the format's u32 fields hold. */
     public static final long U32_LIMIT = 0xFFFF_FFFFL;
 
+    /** The session every stage runs its jobs in. */
     public final SparkSession spark;
+    /** The input's schema, {@code D/metadata/X.json}. */
     public final InputSchema schema;
+    /** The input tables' directory, {@code D/raw/X}. */
     public final Path rawDir;
+    /** The temporary database directory the stages write, published when the build succeeds. */
     public final Path work;
     /** Part files written by executors, concatenated into {@link #work} and deleted at the end. */
     public final Path parts;
+    /** How to run: the embedder, rows per partition, the progress sink. */
     public final Preprocessor.Options options;
 
     private final List<Dataset<?>> cached = new ArrayList<>();
     private final List<JavaRDD<?>> cachedRdds = new ArrayList<>();
 
-  public   BuildContext(SparkSession spark, InputSchema schema, Path rawDir, Path work,
+    /** The context of one build writing into {@code work}. */
+    public BuildContext(SparkSession spark, InputSchema schema, Path rawDir, Path work,
             Preprocessor.Options options) {
         this.spark = spark;
         this.schema = schema;
@@ -61,6 +68,7 @@ public final class BuildContext {
         throw new PreprocessException(String.format(Locale.ROOT, "%s must be %s, was '%s'", name, what, v));
     }
 
+    /** Reports a detail of the current stage to the progress sink. */
     public void info(String what) {
         options.progress().accept("  " + what);
     }
@@ -70,12 +78,14 @@ public final class BuildContext {
         return (int) Math.max(1, Math.min(100_000, (rows + options.rowsPerPartition() - 1) / options.rowsPerPartition()));
     }
 
+    /** {@code d} cached in memory and on disk until {@link #release}. */
     public <T> Dataset<T> persist(Dataset<T> d) {
         Dataset<T> p = d.persist(StorageLevel.MEMORY_AND_DISK());
         cached.add(p);
         return p;
     }
 
+    /** {@code r} cached in memory and on disk until {@link #release}. */
     public <T> JavaRDD<T> persist(JavaRDD<T> r) {
         JavaRDD<T> p = r.persist(StorageLevel.MEMORY_AND_DISK());
         cachedRdds.add(p);
@@ -87,6 +97,7 @@ public final class BuildContext {
         return persist(df.repartitionByRange(partitions(rows), col(ROW)).sortWithinPartitions(ROW));
     }
 
+    /** Unpersists everything {@link #persist} cached. */
     public void release() {
         for (Dataset<?> d : cached) {
             d.unpersist(false);

@@ -46,6 +46,7 @@ public final class GenerateMain implements Callable<Integer> {
         }
     }
 
+    /** Runs the command and exits with its status. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new GenerateMain()).execute(args));
     }

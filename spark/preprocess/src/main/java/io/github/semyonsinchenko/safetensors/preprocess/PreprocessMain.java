@@ -121,6 +121,7 @@ public final class PreprocessMain implements Callable<Integer> {
         }
     }
 
+    /** Runs the command and exits with its status. */
     public static void main(String[] args) {
         CommandLine cli = new CommandLine(new PreprocessMain());
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {

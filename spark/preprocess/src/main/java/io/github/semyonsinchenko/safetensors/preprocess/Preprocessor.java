@@ -59,14 +59,17 @@ public final class Preprocessor {
             }
         }
 
+        /** {@code embedder}, 500,000 rows per partition, progress on stderr. */
         public static Options defaults(EmbedderSpec embedder) {
             return new Options(embedder, 500_000, msg -> System.err.println("[preprocess] " + msg));
         }
 
+        /** These options with {@code rows} rows per partition. */
         public Options withRowsPerPartition(long rows) {
             return new Options(embedder, rows, progress);
         }
 
+        /** These options reporting progress to {@code sink}. */
         public Options withProgress(Consumer<String> sink) {
             return new Options(embedder, rowsPerPartition, sink);
         }

@@ -18,7 +18,14 @@ import java.util.List;
 public final class DatabaseWriter {
     private DatabaseWriter() {}
 
-    /** {@code metadata.json}, validated first, in the reference's layout. */
+    /**
+     * Writes {@code metadata.json}, validated first, in the reference's layout.
+     *
+     * @param dir the database directory
+     * @param metadata what to write
+     * @throws IOException if the file exists or cannot be written
+     * @throws SamplerDatabaseException if {@code metadata} is not self-consistent
+     */
     public static void writeMetadata(Path dir, DatabaseMetadata metadata) throws IOException {
         Path file = dir.resolve(DatabaseLayout.METADATA_FILE);
         metadata.validate(file);
@@ -28,9 +35,15 @@ public final class DatabaseWriter {
     }
 
     /**
-     * Opens {@code graph.bin} of {@code nodes} rows and {@code edges} edges and writes its header;
-     * the caller appends the outgoing row pointers and neighbours, then the incoming ones, as u32s,
-     * and calls {@link SectionWriter#finish}, which checks the size.
+     * Opens {@code graph.bin} and writes its header; the caller appends the outgoing row pointers
+     * and neighbours, then the incoming ones, as u32s, and calls {@link SectionWriter#finish},
+     * which checks the size.
+     *
+     * @param dir the database directory
+     * @param nodes the rows of the database
+     * @param edges the foreign-key edges
+     * @return the writer, after the header
+     * @throws IOException if the file exists or cannot be written
      */
     public static SectionWriter openGraph(Path dir, long nodes, long edges) throws IOException {
         SectionWriter w = SectionWriter.create(dir.resolve(DatabaseLayout.GRAPH_FILE),
@@ -43,8 +56,14 @@ public final class DatabaseWriter {
     }
 
     /**
-     * {@code graph.bin} from the outgoing CSR ({@code outPtr[N + 1]}, {@code outIdx[E]}); the
-     * incoming CSR is its transpose, each list in ascending source order.
+     * Writes {@code graph.bin} from the outgoing CSR; the incoming CSR is its transpose, each list
+     * in ascending source order.
+     *
+     * @param dir the database directory
+     * @param outPtr the outgoing row pointers, {@code N + 1} of them from 0 to {@code E}
+     * @param outIdx the outgoing neighbours, {@code E} rows
+     * @throws IOException if the file exists or cannot be written
+     * @throws IllegalArgumentException if the arrays are not a CSR of rows {@code [0, N)}
      */
     public static void writeGraph(Path dir, int[] outPtr, int[] outIdx) throws IOException {
         int n = outPtr.length - 1;
@@ -84,10 +103,16 @@ public final class DatabaseWriter {
     }
 
     /**
-     * Opens {@code tables/<name>.bin} (creating {@code tables/}) for {@code rows} rows of columns of
-     * {@code stypes} ({@code col_range} order, Ignored included) and writes its header; the caller
+     * Opens {@code tables/<name>.bin} (creating {@code tables/}) and writes its header; the caller
      * appends each column's {@link DatabaseLayout#columnSections} in order, ending each with
      * {@link SectionWriter#endSection}, and calls {@link SectionWriter#finish}, which checks the size.
+     *
+     * @param dir the database directory
+     * @param name the table's name
+     * @param rows the table's rows
+     * @param stypes its columns' semantic types, in {@code col_range} order, Ignored included
+     * @return the writer, after the header
+     * @throws IOException if the file exists or cannot be written
      */
     public static SectionWriter openTable(Path dir, String name, long rows, List<SemanticType> stypes)
             throws IOException {
@@ -99,7 +124,16 @@ public final class DatabaseWriter {
         return w;
     }
 
-    /** {@code tables/<name>.bin}: one {@link ColumnValues} per column of {@code col_range}, Ignored included. */
+    /**
+     * Writes {@code tables/<name>.bin}.
+     *
+     * @param dir the database directory
+     * @param name the table's name
+     * @param rows the table's rows
+     * @param columns one {@link ColumnValues} per column of {@code col_range}, Ignored included
+     * @throws IOException if the file exists or cannot be written
+     * @throws IllegalArgumentException if a column does not have {@code rows} rows
+     */
     public static void writeTable(Path dir, String name, int rows, List<ColumnValues> columns) throws IOException {
         for (int c = 0; c < columns.size(); c++) {
             if (columns.get(c).rows() != rows) {
@@ -117,10 +151,17 @@ public final class DatabaseWriter {
     }
 
     /**
-     * Opens {@code tasks/<name>.bin} (creating {@code tasks/}) for {@code seeds} seeds of a target
-     * of {@code target}'s stype and writes its header; the caller appends the
-     * {@link DatabaseLayout#taskSections} in order, ending each with
+     * Opens {@code tasks/<name>.bin} (creating {@code tasks/}) and writes its header; the caller
+     * appends the {@link DatabaseLayout#taskSections} in order, ending each with
      * {@link SectionWriter#endSection}, and calls {@link SectionWriter#finish}, which checks the size.
+     *
+     * @param dir the database directory
+     * @param name the task's name
+     * @param seeds the task's seeds
+     * @param target the target's semantic type
+     * @return the writer, after the header
+     * @throws IOException if the file exists or cannot be written
+     * @throws IllegalArgumentException if {@code target} cannot be a task target
      */
     public static SectionWriter openTask(Path dir, String name, long seeds, SemanticType target)
             throws IOException {
@@ -136,9 +177,16 @@ public final class DatabaseWriter {
     }
 
     /**
-     * {@code tasks/<name>.bin}: seeds' anchor rows, observation times ({@link
-     * DatabaseLayout#NO_OBSERVATION_TIME} for none) and targets (Numerical z-scores with the task's
-     * own stats, Timestamp features, Boolean, or Categorical indices).
+     * Writes {@code tasks/<name>.bin}.
+     *
+     * @param dir the database directory
+     * @param name the task's name
+     * @param anchorRows each seed's anchor row
+     * @param observationTimes each seed's observation time, {@link DatabaseLayout#NO_OBSERVATION_TIME} for none
+     * @param target the targets: Numerical z-scores with the task's own stats, Timestamp features,
+     *     Boolean, or Categorical indices
+     * @throws IOException if the file exists or cannot be written
+     * @throws IllegalArgumentException if the arrays differ in length or the target's stype cannot be a task's
      */
     public static void writeTask(Path dir, String name, int[] anchorRows, long[] observationTimes,
             ColumnValues target) throws IOException {
@@ -159,26 +207,41 @@ public final class DatabaseWriter {
         }
     }
 
-    /** Supplies embedding rows: fills {@code row} (256 floats) for row {@code index}. */
+    /** Supplies embedding rows. */
     @FunctionalInterface
     public interface EmbeddingSource {
+        /**
+         * Fills one row.
+         *
+         * @param index the row's index
+         * @param row the row's {@value DatabaseLayout#EMBEDDING_DIM} values, to fill
+         */
         void row(long index, float[] row);
     }
 
     /**
      * Opens an embedding file ({@code column_embeddings.bin}, {@code categorical_embeddings.bin}
-     * or {@code text_embeddings.bin}) of {@code rows} rows of {@value DatabaseLayout#EMBEDDING_DIM}
-     * f16 values; the caller appends them and calls {@link SectionWriter#finish}, which checks the
-     * size.
+     * or {@code text_embeddings.bin}); the caller appends its rows of
+     * {@value DatabaseLayout#EMBEDDING_DIM} f16 values and calls {@link SectionWriter#finish},
+     * which checks the size.
+     *
+     * @param file the file
+     * @param rows its rows
+     * @return the writer
+     * @throws IOException if the file exists or cannot be written
      */
     public static SectionWriter openEmbeddings(Path file, long rows) throws IOException {
         return SectionWriter.create(file, rows * DatabaseLayout.EMBEDDING_ROW_BYTES);
     }
 
     /**
-     * An embedding file ({@code column_embeddings.bin}, {@code categorical_embeddings.bin} or
-     * {@code text_embeddings.bin}): {@code rows} rows of 256 values, each rounded to f16 (nearest
-     * even). A null source writes zero vectors (as {@code --skip-embeddings} does).
+     * Writes an embedding file ({@code column_embeddings.bin}, {@code categorical_embeddings.bin}
+     * or {@code text_embeddings.bin}), each value rounded to f16 (nearest even).
+     *
+     * @param file the file
+     * @param rows its rows
+     * @param source the rows' values, or null for zero vectors (as {@code --skip-embeddings} writes)
+     * @throws IOException if the file exists or cannot be written
      */
     public static void writeEmbeddings(Path file, long rows, EmbeddingSource source) throws IOException {
         try (SectionWriter w = openEmbeddings(file, rows)) {

@@ -22,13 +22,24 @@ public final class SectionReader implements AutoCloseable {
     private int bits;
     private int bitsLeft;
 
-    /** A reader of {@code file} from its first byte. */
+    /**
+     * A reader of a file from its first byte.
+     *
+     * @param file the file
+     * @throws IOException if the file cannot be opened
+     */
     public SectionReader(Path file) throws IOException {
         this.file = file;
         this.in = Files.newInputStream(file);
     }
 
-    /** The u32 values of a whole piece (a piece holds one task's rows, so it fits an array). */
+    /**
+     * The u32 values of a whole file (a piece holds one task's rows, so it fits an array).
+     *
+     * @param piece the file
+     * @return its values, in order
+     * @throws IOException if the file cannot be read or is not a whole number of u32 values
+     */
     public static int[] u32s(Path piece) throws IOException {
         byte[] bytes = Files.readAllBytes(piece);
         if (bytes.length % 4 != 0) {
@@ -54,7 +65,13 @@ public final class SectionReader implements AutoCloseable {
         }
     }
 
-    /** The next i64. */
+    /**
+     * Reads the next i64.
+     *
+     * @return the value
+     * @throws IOException if the file cannot be read
+     * @throws java.io.EOFException if the file ends first
+     */
     public long i64() throws IOException {
         need(8);
         long v = (long) LittleEndian.I64_IN_BYTES.get(buf, pos);
@@ -62,7 +79,13 @@ public final class SectionReader implements AutoCloseable {
         return v;
     }
 
-    /** The next bit (LSB first). */
+    /**
+     * Reads the next bit (LSB first).
+     *
+     * @return the bit
+     * @throws IOException if the file cannot be read
+     * @throws java.io.EOFException if the file ends first
+     */
     public boolean bit() throws IOException {
         if (bitsLeft == 0) {
             need(1);
@@ -75,6 +98,11 @@ public final class SectionReader implements AutoCloseable {
         return b;
     }
 
+    /**
+     * Closes the file.
+     *
+     * @throws IOException if it cannot be closed
+     */
     @Override
     public void close() throws IOException {
         in.close();

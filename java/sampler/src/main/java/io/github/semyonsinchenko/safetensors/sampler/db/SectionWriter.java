@@ -48,7 +48,13 @@ public final class SectionWriter implements AutoCloseable {
         this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
 
-    /** A writer of the new file {@code file} (it must not exist). */
+    /**
+     * A writer of a new file.
+     *
+     * @param file the file to create; it must not exist
+     * @return the writer, at the file's first byte
+     * @throws IOException if the file exists or cannot be created
+     */
     public static SectionWriter create(Path file) throws IOException {
         return new SectionWriter(file, -1);
     }
@@ -61,17 +67,29 @@ public final class SectionWriter implements AutoCloseable {
         return new SectionWriter(file, expectedSize);
     }
 
-    /** The file written. */
+    /**
+     * The file written.
+     *
+     * @return its path
+     */
     public Path file() {
         return file;
     }
 
-    /** Bytes written so far (pending bits not counted). */
+    /**
+     * Bytes written so far.
+     *
+     * @return the bytes written, not counting the bits of an unfinished byte
+     */
     public long position() {
         return flushed + pos;
     }
 
-    /** Bits written so far with {@link #bit}, {@link #bits(int, int)} and {@link #appendBits}. */
+    /**
+     * Bits written so far with {@link #bit}, {@link #bits(int, int)}, {@link #bitmap} and {@link #appendBits}.
+     *
+     * @return the number of bits
+     */
     public long bitCount() {
         return bits;
     }
@@ -96,25 +114,49 @@ public final class SectionWriter implements AutoCloseable {
         pos = 0;
     }
 
-    /** One byte. */
+    /**
+     * Appends one byte.
+     *
+     * @param v the byte, in the low 8 bits
+     * @throws IOException if the file cannot be written
+     */
     public void u8(int v) throws IOException {
         room(1);
         buf[pos++] = (byte) v;
     }
 
-    /** {@code n} values of {@code v} from {@code from} as u16s (or f16 bits), a buffer's worth at a time. */
+    /**
+     * Appends u16 values (or f16 bits), a buffer's worth at a time.
+     *
+     * @param v the values
+     * @param from the index of the first value to write
+     * @param n how many values to write
+     * @throws IOException if the file cannot be written
+     */
     public void u16s(short[] v, int from, int n) throws IOException {
         values(v, from, n, Layouts.U16);
     }
 
-    /** A u32 (or an i32). */
+    /**
+     * Appends a u32 (or an i32).
+     *
+     * @param v the value
+     * @throws IOException if the file cannot be written
+     */
     public void u32(int v) throws IOException {
         room(4);
         LittleEndian.I32_IN_BYTES.set(buf, pos, v);
         pos += 4;
     }
 
-    /** {@code n} values of {@code v} from {@code from} as u32s, a buffer's worth at a time. */
+    /**
+     * Appends u32 values (or i32s), a buffer's worth at a time.
+     *
+     * @param v the values
+     * @param from the index of the first value to write
+     * @param n how many values to write
+     * @throws IOException if the file cannot be written
+     */
     public void u32s(int[] v, int from, int n) throws IOException {
         values(v, from, n, Layouts.U32);
     }
@@ -131,21 +173,36 @@ public final class SectionWriter implements AutoCloseable {
         }
     }
 
-    /** An f32. */
+    /**
+     * Appends an f32.
+     *
+     * @param v the value
+     * @throws IOException if the file cannot be written
+     */
     public void f32(float v) throws IOException {
         room(4);
         LittleEndian.F32_IN_BYTES.set(buf, pos, v);
         pos += 4;
     }
 
-    /** An i64. */
+    /**
+     * Appends an i64.
+     *
+     * @param v the value
+     * @throws IOException if the file cannot be written
+     */
     public void i64(long v) throws IOException {
         room(8);
         LittleEndian.I64_IN_BYTES.set(buf, pos, v);
         pos += 8;
     }
 
-    /** {@code n} zero bytes. */
+    /**
+     * Appends zero bytes.
+     *
+     * @param n how many
+     * @throws IOException if the file cannot be written
+     */
     public void zeros(long n) throws IOException {
         for (long left = n; left > 0; ) {
             room(1);
@@ -156,17 +213,32 @@ public final class SectionWriter implements AutoCloseable {
         }
     }
 
-    /** Zero bytes up to the next multiple of 8 (ends a section). */
+    /**
+     * Appends zero bytes up to the next multiple of 8 (what ends a section).
+     *
+     * @throws IOException if the file cannot be written
+     */
     public void pad8() throws IOException {
         zeros(DatabaseLayout.pad8(position()) - position());
     }
 
-    /** One bit, after the bits before it (LSB first). */
+    /**
+     * Appends one bit after the bits before it (LSB first).
+     *
+     * @param b the bit
+     * @throws IOException if the file cannot be written
+     */
     public void bit(boolean b) throws IOException {
         bits(b ? 1 : 0, 1);
     }
 
-    /** The low {@code count} bits of {@code value} (at most 8), LSB first. */
+    /**
+     * Appends bits after the bits before it (LSB first).
+     *
+     * @param value the bits, in its low {@code count} bits
+     * @param count how many, at most 8
+     * @throws IOException if the file cannot be written
+     */
     public void bits(int value, int count) throws IOException {
         acc |= (value & ((1 << count) - 1)) << accBits;
         accBits += count;
@@ -181,14 +253,24 @@ public final class SectionWriter implements AutoCloseable {
         }
     }
 
-    /** {@code bits[0, n)} as a bitmap. */
+    /**
+     * Appends bits after the bits before it (LSB first).
+     *
+     * @param bits the bits
+     * @param n how many of them, from the first
+     * @throws IOException if the file cannot be written
+     */
     public void bitmap(boolean[] bits, int n) throws IOException {
         for (int i = 0; i < n; i++) {
             bit(bits[i]);
         }
     }
 
-    /** Ends a bitmap: writes its last partial byte, unused high bits 0. */
+    /**
+     * Ends a bitmap: appends its last partial byte, unused high bits 0 (nothing when the bits fill whole bytes).
+     *
+     * @throws IOException if the file cannot be written
+     */
     public void endBits() throws IOException {
         if (accBits > 0) {
             int last = acc;
@@ -198,13 +280,24 @@ public final class SectionWriter implements AutoCloseable {
         }
     }
 
-    /** Ends a section: the last partial byte of a bitmap, then the padding to a multiple of 8. */
+    /**
+     * Ends a section: the last partial byte of a bitmap, then the padding to a multiple of 8.
+     *
+     * @throws IOException if the file cannot be written
+     */
     public void endSection() throws IOException {
         endBits();
         pad8();
     }
 
-    /** Appends {@code len} bytes of {@code b} from {@code off}. */
+    /**
+     * Appends bytes.
+     *
+     * @param b the array
+     * @param off the index of the first byte to write
+     * @param len how many bytes
+     * @throws IOException if the file cannot be written
+     */
     public void bytes(byte[] b, int off, int len) throws IOException {
         for (int done = 0; done < len; ) {
             room(1);
@@ -215,7 +308,12 @@ public final class SectionWriter implements AutoCloseable {
         }
     }
 
-    /** Appends the whole file {@code piece} as bytes, copied channel to channel (no pass through the heap). */
+    /**
+     * Appends a whole file as bytes, copied channel to channel (no pass through the heap).
+     *
+     * @param piece the file, read from its first byte to its end
+     * @throws IOException if a file cannot be read or written, or {@code piece} shrinks while it is copied
+     */
     public void appendBytes(Path piece) throws IOException {
         room(0);
         drain(); // the channel's position is then the end of what was written
@@ -233,9 +331,11 @@ public final class SectionWriter implements AutoCloseable {
     }
 
     /**
-     * Appends the first {@code nbits} bits of the bitmap in {@code piece} (read whole: a piece is
-     * one task's rows / 8 bytes), after the bits before them: byte-aligned as they are, otherwise
-     * shifted into the pending byte.
+     * Appends the first bits of the bitmap in a file, after the bits before them: byte-aligned as they are, otherwise shifted into the pending byte. The file is read whole (a piece holds one task's rows).
+     *
+     * @param piece the file of an LSB-first bitmap
+     * @param nbits how many of its bits to append
+     * @throws IOException if a file cannot be read or written, or {@code piece} holds fewer bits
      */
     public void appendBits(Path piece, long nbits) throws IOException {
         byte[] b = Files.readAllBytes(piece);
@@ -258,8 +358,12 @@ public final class SectionWriter implements AutoCloseable {
     }
 
     /**
-     * Appends one section made of pieces, in order: the first {@code rows[i]} bits of each piece of
-     * a bitmap section, or each piece's bytes, then ends the section.
+     * Appends one section made of pieces, in order, then ends it: the first {@code rows[i]} bits of each piece of a bitmap section, each piece's bytes otherwise.
+     *
+     * @param section the section's kind
+     * @param pieces the files of its pieces, in order
+     * @param rows the rows of each piece
+     * @throws IOException if a file cannot be read or written
      */
     public void appendSection(DatabaseLayout.Section section, List<Path> pieces, long[] rows) throws IOException {
         for (int i = 0; i < pieces.size(); i++) {
@@ -272,15 +376,21 @@ public final class SectionWriter implements AutoCloseable {
         endSection();
     }
 
-    /** Writes everything buffered and forces it to the storage device (for writers that publish by rename). */
+    /**
+     * Writes everything buffered and forces the file to the storage device (for writers that publish by rename).
+     *
+     * @throws IOException if the file cannot be written
+     */
     public void sync() throws IOException {
         drain();
         channel.force(false);
     }
 
     /**
-     * Writes what is buffered (a pending partial byte of bits too) and closes; with an expected
-     * size, fails if the file has any other.
+     * Writes what is buffered (a pending partial byte of bits too) and closes; a file opened with an expected size must have exactly that many bytes.
+     *
+     * @throws IOException if the file cannot be written
+     * @throws IllegalStateException if the file does not have its expected size
      */
     public void finish() throws IOException {
         endBits();
@@ -292,7 +402,11 @@ public final class SectionWriter implements AutoCloseable {
         }
     }
 
-    /** Closes the file; what {@link #finish} did not write is lost. Idempotent. */
+    /**
+     * Closes the file; what {@link #finish} did not write is lost. Idempotent.
+     *
+     * @throws IOException if the file cannot be closed
+     */
     @Override
     public void close() throws IOException {
         if (!closed) {

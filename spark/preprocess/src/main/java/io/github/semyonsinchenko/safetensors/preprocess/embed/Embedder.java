@@ -12,6 +12,7 @@ import java.util.List;
  */
 public interface Embedder extends AutoCloseable {
 
+    /** Values per embedding row. */
     int DIM = DatabaseLayout.EMBEDDING_DIM;
 
     /** Writes {@code texts.size() * DIM} F16 bit patterns to {@code out} from {@code offset}. */

@@ -25,6 +25,7 @@ import org.apache.spark.api.java.function.Function2;
 public final class EmbeddingFiles {
     private EmbeddingFiles() {}
 
+    /** Writes the column, categorical and text embedding files. */
     public static void write(BuildContext ctx, List<LoadedTable> tables, CategoricalVocabulary categorical,
             TextVocabulary text) throws IOException {
         List<String> columnStrings = new ArrayList<>();

@@ -54,6 +54,7 @@ public final class GraphWriter {
     /** Where each direction's parts are and in which order they concatenate. */
     private record Csr(Path outDir, int[] outParts, Path inDir, int[] inParts, long edges) {}
 
+    /** Writes {@code graph.bin} from every table's resolvable foreign keys. */
     public static void write(BuildContext ctx, List<LoadedTable> tables, List<OrderedTable> ordered, PrimaryKeyMaps pkMaps)
             throws IOException {
         // Per table, its FK columns that can resolve (schema index) and each one's target table.

@@ -65,6 +65,7 @@ public record InputSchema(String name, List<Table> tables, List<Task> tasks) {
     public record Task(String name, String query, String anchorTable, String anchorKey, String targetColumn,
             SemanticType targetStype, String observationTimeColumn) {}
 
+    /** The index of {@code table} in table order, or -1. */
     public int tableIndex(String table) {
         for (int i = 0; i < tables.size(); i++) {
             if (tables.get(i).name().equals(table)) {
@@ -90,6 +91,7 @@ public record InputSchema(String name, List<Table> tables, List<Task> tasks) {
         };
     }
 
+    /** Reads and parses {@code file}. */
     public static InputSchema read(Path file) {
         JsonNode root;
         try {

@@ -41,6 +41,7 @@ import scala.jdk.javaapi.CollectionConverters;
 public final class SparkColumns {
     private SparkColumns() {}
 
+    /** True if {@code s} has a field named exactly {@code name}. */
     public static boolean hasField(StructType s, String name) {
         return Arrays.asList(s.fieldNames()).contains(name);
     }

@@ -125,6 +125,7 @@ public final class KeyMap implements Serializable {
         return -1;
     }
 
+    /** The number of keys. */
     public int size() {
         return size;
     }

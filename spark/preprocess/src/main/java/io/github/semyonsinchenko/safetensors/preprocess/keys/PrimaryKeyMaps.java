@@ -54,6 +54,7 @@ public final class PrimaryKeyMaps {
      * resolve a task's anchors.
      */
     public static final String ANCHOR_BYTES_CONF = "spark.safetensors.preprocess.taskBroadcastBytes";
+    /** The default of {@link #ANCHOR_BYTES_CONF}. */
     public static final long DEFAULT_ANCHOR_BYTES = 512L << 20;
 
     private final BuildContext ctx;
@@ -65,7 +66,8 @@ public final class PrimaryKeyMaps {
     /** One broadcast per anchor table, shared by its tasks. */
     private final Map<Integer, Broadcast<Anchor>> broadcasts = new HashMap<>();
 
-  public   PrimaryKeyMaps(BuildContext ctx) {
+    /** The key maps of one build; built when a stage first asks. */
+    public PrimaryKeyMaps(BuildContext ctx) {
         this.ctx = ctx;
     }
 
@@ -81,6 +83,7 @@ public final class PrimaryKeyMaps {
         }
     }
 
+    /** Table {@code t}'s key map as a cached Dataset ({@code pk}, {@code prow}, and {@code ptc} with a temporal column). */
     public Dataset<Row> of(LoadedTable t) {
         // Duplicate keys: the last row wins, as in headwater's HashMap inserts; its temporal value
         // rides along (max_by keeps a hash aggregation), so tasks need no join for observation times.
@@ -96,6 +99,7 @@ public final class PrimaryKeyMaps {
         });
     }
 
+    /** The {@link #BROADCAST_LIMIT_CONF} bound. */
     public long broadcastLimit() {
         return BuildContext.countSetting(ctx.spark, BROADCAST_LIMIT_CONF, DEFAULT_BROADCAST_LIMIT, Long.MIN_VALUE,
                 "a row count");

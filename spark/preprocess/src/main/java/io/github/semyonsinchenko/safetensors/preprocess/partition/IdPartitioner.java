@@ -10,7 +10,8 @@ public final class IdPartitioner extends Partitioner {
     private static final long serialVersionUID = 1L;
     private final int partitions;
 
-  public   IdPartitioner(int partitions) {
+    /** A partitioner of {@code partitions} partitions. */
+    public IdPartitioner(int partitions) {
         this.partitions = partitions;
     }
 

@@ -7,6 +7,7 @@ public final class LongList {
     private long[] a = new long[1024];
     private int n;
 
+    /** Appends {@code v}. */
     public void add(long v) {
         if (n == a.length) {
             a = Arrays.copyOf(a, n * 2);
@@ -14,6 +15,7 @@ public final class LongList {
         a[n++] = v;
     }
 
+    /** The values added, in order. */
     public long[] toArray() {
         return Arrays.copyOf(a, n);
     }

@@ -26,6 +26,7 @@ public final class Parts {
     /** What a partition wrote: its index and its row count. */
     public record Info(int partition, long rows) implements Serializable {}
 
+    /** The part file of {@code section} written by {@code partition} in {@code dir}. */
     public static Path partFile(Path dir, int section, int partition) {
         return dir.resolve(String.format(Locale.ROOT, "s%03d-p%06d", section, partition));
     }
@@ -57,7 +58,8 @@ public final class Parts {
         private final String attempt;
         private final SectionWriter[] sections;
 
-      public   Out(String dir, int partition, int sectionCount) {
+        /** The {@code sectionCount} sections of {@code partition}, written in {@code dir}. */
+        public Out(String dir, int partition, int sectionCount) {
             this.dir = Path.of(dir);
             this.partition = partition;
             this.attempt = Long.toHexString(Double.doubleToLongBits(Math.random()));
@@ -77,10 +79,12 @@ public final class Parts {
             return dir.resolve(partFile(dir, section, partition).getFileName() + "." + attempt + ".tmp");
         }
 
+        /** The writer of section {@code s}. */
         public SectionWriter section(int s) {
             return sections[s];
         }
 
+        /** Finishes every section under its final name; the partition wrote {@code rows} rows. */
         public Info commit(long rows) {
             try {
                 for (int s = 0; s < sections.length; s++) {

@@ -41,6 +41,7 @@ public record RowRanges(long[] first, long[] count) implements Serializable {
         return next == rows ? new RowRanges(first, count) : null;
     }
 
+    /** The number of partitions. */
     public int partitions() {
         return first.length;
     }

@@ -22,14 +22,17 @@ public final class U32Pairs {
 
     private U32Pairs() {}
 
+    /** {@code first} and {@code second} (each a u32) as one pair. */
     public static long pack(long first, long second) {
         return first << 32 | (second & LOW);
     }
 
+    /** The first value of {@code pair}. */
     public static long first(long pair) {
         return pair >>> 32;
     }
 
+    /** The second value of {@code pair}. */
     public static long second(long pair) {
         return pair & LOW;
     }

@@ -110,6 +110,7 @@ public record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> order
         }
     }
 
+    /** Scans every table once and folds its statistics; the tables' ordered rows come with them. */
     public static ColumnStatistics compute(BuildContext ctx, List<LoadedTable> tables, TextVocabulary text) {
         List<ColumnStats> stats = new ArrayList<>();
         List<OrderedTable> orderedTables = new ArrayList<>();

@@ -19,6 +19,7 @@ public final class OrderedStats {
         double varSum;
         double mean;
 
+        /** Adds the next values, in row order. */
         public void add(double[] values) {
             for (double v : values) {
                 sum += v;
@@ -32,10 +33,12 @@ public final class OrderedStats {
             }
         }
 
+        /** Ends the first pass: the mean is known. */
         public void endFirstPass() {
             mean = count > 0 ? sum / count : 0.0;
         }
 
+        /** Second pass: adds the next values' squared deviations from the mean, in row order. */
         public void addSquares(double[] values) {
             for (double v : values) {
                 double d = v - mean;
@@ -43,6 +46,7 @@ public final class OrderedStats {
             }
         }
 
+        /** The statistics, with {@code numNulls} nulls. */
         public ColumnStats.Numerical stats(long numNulls) {
             double std = count > 1 ? Math.sqrt(varSum / (count - 1)) : 1.0;
             return new ColumnStats.Numerical(numNulls, count > 0 ? min : 0.0, count > 0 ? max : 0.0, mean, std);
@@ -58,6 +62,7 @@ public final class OrderedStats {
         double varSum;
         double mean;
 
+        /** Adds the next values, in row order. */
         public void add(long[] values) {
             for (long v : values) {
                 sum += (double) v;
@@ -71,10 +76,12 @@ public final class OrderedStats {
             }
         }
 
+        /** Ends the first pass: the mean is known. */
         public void endFirstPass() {
             mean = count > 0 ? sum / count : 0.0;
         }
 
+        /** Second pass: adds the next values' squared deviations from the mean, in row order. */
         public void addSquares(long[] values) {
             for (long v : values) {
                 double d = (double) v - mean;
@@ -82,6 +89,7 @@ public final class OrderedStats {
             }
         }
 
+        /** The statistics, with {@code numNulls} nulls. */
         public ColumnStats.Timestamp stats(long numNulls) {
             double std = count > 1 ? Math.sqrt(varSum / (count - 1)) : 1.0;
             return new ColumnStats.Timestamp(numNulls, count > 0 ? min : 0, count > 0 ? max : 0, mean, std);
@@ -100,6 +108,7 @@ public final class OrderedStats {
             count += column.count;
         }
 
+        /** Ends the first pass: the mean is known. */
         public void endFirstPass() {
             mean = count > 0 ? sum / count : 0.0;
         }

@@ -73,6 +73,7 @@ public final class TextVocabulary {
         return ordered;
     }
 
+    /** Numbers every distinct cut text string by its first occurrence. */
     public static TextVocabulary build(BuildContext ctx, List<LoadedTable> tables) {
         List<JavaRDD<InternalRow>> scans = new ArrayList<>();
         long rows = 0;
