@@ -5,14 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.semyonsinchenko.safetensors.preprocess.BuildContext;
 import io.github.semyonsinchenko.safetensors.preprocess.DatabaseFiles;
 import io.github.semyonsinchenko.safetensors.preprocess.Fixture;
 import io.github.semyonsinchenko.safetensors.preprocess.PreprocessException;
 import io.github.semyonsinchenko.safetensors.preprocess.Preprocessor;
 import io.github.semyonsinchenko.safetensors.preprocess.SparkTestSession;
 import io.github.semyonsinchenko.safetensors.preprocess.embed.EmbedderSpec;
-import io.github.semyonsinchenko.safetensors.preprocess.keys.KeyMap;
 import io.github.semyonsinchenko.safetensors.preprocess.keys.PrimaryKeyMaps;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import java.io.IOException;

@@ -9,7 +9,6 @@ import io.github.semyonsinchenko.safetensors.preprocess.PreprocessException;
 import io.github.semyonsinchenko.safetensors.preprocess.Preprocessor;
 import io.github.semyonsinchenko.safetensors.preprocess.SparkTestSession;
 import io.github.semyonsinchenko.safetensors.preprocess.embed.EmbedderSpec;
-import io.github.semyonsinchenko.safetensors.preprocess.keys.KeyMap;
 import io.github.semyonsinchenko.safetensors.preprocess.keys.PrimaryKeyMaps;
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;

@@ -2,7 +2,6 @@ package io.github.semyonsinchenko.safetensors.preprocess.task;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.semyonsinchenko.safetensors.preprocess.DatabaseFiles;
 import io.github.semyonsinchenko.safetensors.preprocess.Fixture;
