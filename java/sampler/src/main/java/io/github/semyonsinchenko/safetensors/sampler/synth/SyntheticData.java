@@ -2,6 +2,7 @@ package io.github.semyonsinchenko.safetensors.sampler.synth;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -385,61 +386,60 @@ public final class SyntheticData {
             return v;
         }
 
+        /** A column of {@code n} rows with its validity drawn; its values are drawn next. */
+        Column column(String name, SemanticType stype, int foreignTable, int n, double nullRate) {
+            Column c = new Column(name, stype, foreignTable);
+            c.valid = validity(n, nullRate);
+            return c;
+        }
+
         Column foreignKey(String name, int n, int target, int targetRows, double extraNulls) {
-            Column c = new Column(name, SemanticType.IDENTIFIER, target);
-            c.valid = validity(n, extraNulls);
-            c.indices = new int[n];
-            for (int i = 0; i < n; i++) {
-                c.indices[i] = rnd.nextInt(targetRows);
-            }
+            Column c = column(name, SemanticType.IDENTIFIER, target, n, extraNulls);
+            c.indices = ints(n, targetRows);
             return c;
         }
 
         Column numerical(String name, int n, double mean, double spread) {
-            Column c = new Column(name, SemanticType.NUMERICAL, -1);
-            c.valid = validity(n, NULL_RATE);
+            Column c = column(name, SemanticType.NUMERICAL, -1, n, NULL_RATE);
             c.numbers = new double[n];
-            for (int i = 0; i < n; i++) {
-                c.numbers[i] = Math.rint(mean + spread * rnd.nextDouble() * rnd.nextDouble() * 4 - spread);
-            }
+            Arrays.setAll(c.numbers, i -> Math.rint(mean + spread * rnd.nextDouble() * rnd.nextDouble() * 4 - spread));
             return c;
         }
 
         Column timestamp(String name, int n) {
-            Column c = new Column(name, SemanticType.TIMESTAMP, -1);
-            c.valid = validity(n, NULL_RATE);
+            Column c = column(name, SemanticType.TIMESTAMP, -1, n, NULL_RATE);
             c.micros = new long[n];
-            for (int i = 0; i < n; i++) {
-                c.micros[i] = rnd.nextLong(T0, T1);
-            }
+            Arrays.setAll(c.micros, i -> rnd.nextLong(T0, T1));
             return c;
         }
 
         Column bool(String name, int n) {
-            Column c = new Column(name, SemanticType.BOOLEAN, -1);
-            c.valid = validity(n, NULL_RATE);
+            Column c = column(name, SemanticType.BOOLEAN, -1, n, NULL_RATE);
+            int[] draws = ints(n, 3);
             c.booleans = new boolean[n];
             for (int i = 0; i < n; i++) {
-                c.booleans[i] = rnd.nextInt(3) == 0;
+                c.booleans[i] = draws[i] == 0;
             }
             return c;
         }
 
         Column categorical(String name, List<String> values, int n) {
-            Column c = new Column(name, SemanticType.CATEGORICAL, -1);
-            c.valid = validity(n, NULL_RATE);
+            Column c = column(name, SemanticType.CATEGORICAL, -1, n, NULL_RATE);
             c.categories = values.stream().sorted().toList();
-            c.indices = new int[n];
-            for (int i = 0; i < n; i++) {
-                c.indices[i] = rnd.nextInt(values.size());
-            }
+            c.indices = ints(n, values.size());
             return c;
+        }
+
+        /** {@code n} draws of {@code nextInt(bound)}, in order. */
+        int[] ints(int n, int bound) {
+            int[] v = new int[n];
+            Arrays.setAll(v, i -> rnd.nextInt(bound));
+            return v;
         }
 
         /** Validity now; the indices once every column is drawn. */
         Column text(String name, int n) {
-            Column c = new Column(name, SemanticType.TEXT, -1);
-            c.valid = validity(n, NULL_RATE);
+            Column c = column(name, SemanticType.TEXT, -1, n, NULL_RATE);
             c.indices = new int[n];
             return c;
         }

@@ -10,118 +10,99 @@ import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 public final class OrderedStats {
     private OrderedStats() {}
 
-    /** First pass over a numerical column: count, sum, min, max. */
-    public static final class Numerical {
+    /** The folds every statistic shares: count and sum (first pass), squared deviations (second). */
+    abstract static class Sums {
         long count;
         double sum;
-        double min = Double.MAX_VALUE;
-        double max = -Double.MAX_VALUE;
         double varSum;
         double mean;
 
-        /** Adds the next values, in row order. */
-        public void add(double[] values) {
-            for (double v : values) {
-                sum += v;
-                count++;
-                if (v < min) {
-                    min = v;
-                }
-                if (v > max) {
-                    max = v;
-                }
-            }
+        final void addValue(double v) {
+            sum += v;
+            count++;
         }
 
         /** Ends the first pass: the mean is known. */
         public void endFirstPass() {
             mean = count > 0 ? sum / count : 0.0;
+        }
+
+        final void addSquare(double v) {
+            double d = v - mean;
+            varSum += d * d;
+        }
+
+        /** The sample standard deviation, 1.0 for fewer than two values. */
+        double std() {
+            return count > 1 ? Math.sqrt(varSum / (count - 1)) : 1.0;
+        }
+    }
+
+    /** A numerical column: count, sum, min and max, then the squared deviations. */
+    public static final class Numerical extends Sums {
+        double min = Double.MAX_VALUE;
+        double max = -Double.MAX_VALUE;
+
+        /** Adds the next values, in row order. */
+        public void add(double[] values) {
+            for (double v : values) {
+                addValue(v);
+                min = v < min ? v : min;
+                max = v > max ? v : max;
+            }
         }
 
         /** Second pass: adds the next values' squared deviations from the mean, in row order. */
         public void addSquares(double[] values) {
             for (double v : values) {
-                double d = v - mean;
-                varSum += d * d;
+                addSquare(v);
             }
         }
 
         /** The statistics, with {@code numNulls} nulls. */
         public ColumnStats.Numerical stats(long numNulls) {
-            double std = count > 1 ? Math.sqrt(varSum / (count - 1)) : 1.0;
-            return new ColumnStats.Numerical(numNulls, count > 0 ? min : 0.0, count > 0 ? max : 0.0, mean, std);
+            return new ColumnStats.Numerical(numNulls, count > 0 ? min : 0.0, count > 0 ? max : 0.0, mean, std());
         }
     }
 
     /** The same for a timestamp column (i64 µs; sums of the values cast to f64). */
-    public static final class Timestamp {
-        long count;
-        double sum;
+    public static final class Timestamp extends Sums {
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
-        double varSum;
-        double mean;
 
         /** Adds the next values, in row order. */
         public void add(long[] values) {
             for (long v : values) {
-                sum += (double) v;
-                count++;
-                if (v < min) {
-                    min = v;
-                }
-                if (v > max) {
-                    max = v;
-                }
+                addValue((double) v);
+                min = Math.min(min, v);
+                max = Math.max(max, v);
             }
-        }
-
-        /** Ends the first pass: the mean is known. */
-        public void endFirstPass() {
-            mean = count > 0 ? sum / count : 0.0;
         }
 
         /** Second pass: adds the next values' squared deviations from the mean, in row order. */
         public void addSquares(long[] values) {
             for (long v : values) {
-                double d = (double) v - mean;
-                varSum += d * d;
+                addSquare((double) v);
             }
         }
 
         /** The statistics, with {@code numNulls} nulls. */
         public ColumnStats.Timestamp stats(long numNulls) {
-            double std = count > 1 ? Math.sqrt(varSum / (count - 1)) : 1.0;
-            return new ColumnStats.Timestamp(numNulls, count > 0 ? min : 0, count > 0 ? max : 0, mean, std);
+            return new ColumnStats.Timestamp(numNulls, count > 0 ? min : 0, count > 0 ? max : 0, mean, std());
         }
     }
 
     /** The global timestamp statistics: Σ of per-column sums, then one running sum of squares over all cells. */
-    static final class Global {
-        long count;
-        double sum;
-        double varSum;
-        double mean;
-
+    static final class Global extends Sums {
         void addColumn(Timestamp column) {
             sum += column.sum;
             count += column.count;
         }
 
-        /** Ends the first pass: the mean is known. */
-        public void endFirstPass() {
-            mean = count > 0 ? sum / count : 0.0;
-        }
-
-        public void addSquares(long[] values) {
+        void addSquares(long[] values) {
             for (long v : values) {
-                double d = (double) v - mean;
-                varSum += d * d;
+                addSquare((double) v);
             }
-        }
-
-        double std() {
-            return count > 1 ? Math.sqrt(varSum / (count - 1)) : 1.0;
         }
     }
 }
