@@ -3,6 +3,7 @@ package io.github.semyonsinchenko.safetensors.preprocess.partition;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.SectionWriter;
@@ -22,7 +23,7 @@ class PartsTest {
     Path dir;
 
     @Test
-    void committedPartsOfAnySizeJoinInPartitionOrderAndLeaveNoTemporaryFile() throws IOException {
+    void committedPartsOfAnySizeJoinInPartitionOrder() throws IOException {
         Random rnd = new Random(7);
         int[] sizes = {0, 1, 7, 8, 9, 13, 0, 64, 3, 100};
         List<Boolean> all = new ArrayList<>();
@@ -37,9 +38,6 @@ class PartsTest {
                 }
                 infos.add(out.commit(sizes[p]));
             }
-        }
-        try (Parts.Out abandoned = new Parts.Out(dir.toString(), 99, 2)) {
-            abandoned.section(0).bit(true); // a failed attempt: closed without a commit
         }
         Collections.reverse(infos); // the driver collects them in any order
         List<Parts.Info> ordered = Parts.inOrder(infos);
@@ -62,7 +60,21 @@ class PartsTest {
         }
         assertArrayEquals(want, Files.readAllBytes(file));
         assertEquals(4L * sizes[7], Files.size(Parts.partFile(dir, 1, 7)));
-        assertFalse(Files.exists(Parts.partFile(dir, 0, 99)), "an attempt without a commit leaves no part");
+    }
+
+    @Test
+    void onlyACommitPublishesAPartAndNoAttemptLeavesATemporaryFile() throws IOException {
+        try (Parts.Out committed = new Parts.Out(dir.toString(), 0, 2)) {
+            committed.section(0).bit(true);
+            committed.section(1).u32(7);
+            committed.commit(1);
+        }
+        try (Parts.Out abandoned = new Parts.Out(dir.toString(), 1, 2)) {
+            abandoned.section(0).bit(true); // a failed attempt: closed without a commit
+        }
+        assertTrue(Files.exists(Parts.partFile(dir, 0, 0)) && Files.exists(Parts.partFile(dir, 1, 0)));
+        assertFalse(Files.exists(Parts.partFile(dir, 0, 1)), "an attempt without a commit leaves no part");
+        assertFalse(Files.exists(Parts.partFile(dir, 1, 1)), "an attempt without a commit leaves no part");
         try (var files = Files.list(dir)) {
             assertEquals(0, files.filter(f -> f.toString().endsWith(".tmp")).count(), "no temporary parts left");
         }
