@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +52,12 @@ import java.util.SequencedMap;
 public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
 
     /** Which threads may use the mapping; see the class comment. */
-    public enum Sharing { SHARED, CONFINED }
+    public enum Sharing {
+        /** Any thread may read; closing does a JVM-wide handshake. */
+        SHARED,
+        /** Only the opening thread may read or close; closing is cheap. */
+        CONFINED
+    }
 
     private final Path path;
     private final Header header;
@@ -60,6 +65,22 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
     private final List<Tensor> tensors;
     private final Map<String, Tensor> byName;
     private final MappedFiles.Registration registration;
+    private final TensorOwner owner = new TensorOwner() {
+        @Override
+        void ensureOpen() {
+            SafetensorsFile.this.ensureOpen();
+        }
+
+        @Override
+        String source() {
+            return path.toString();
+        }
+
+        @Override
+        RuntimeException accessFailure(Tensor t, Throwable e) {
+            return SafetensorsFile.this.accessFailure(t, e);
+        }
+    };
     private volatile boolean closed;
 
     private SafetensorsFile(Path path, Header header, Arena arena, MemorySegment mapping) {
@@ -68,14 +89,14 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         this.arena = arena;
         MemorySegment data = mapping.asSlice(header.dataOffset(), header.dataSize());
         List<Tensor> list = new ArrayList<>(header.size());
-        Map<String, Tensor> index = HashMap.newHashMap(header.size());
+        Map<String, Tensor> index = LinkedHashMap.newLinkedHashMap(header.size());
         for (TensorInfo info : header.tensors()) {
-            Tensor t = new Tensor(this, info, data.asSlice(info.begin(), info.byteSize()));
+            Tensor t = new Tensor(owner, info, data.asSlice(info.begin(), info.byteSize()));
             list.add(t);
             index.put(info.name(), t);
         }
         this.tensors = Collections.unmodifiableList(list);
-        this.byName = index;
+        this.byName = Collections.unmodifiableMap(index);
         this.registration = MappedFiles.register(mapping, path.toString(), this::tensorAtFileOffset);
     }
 
@@ -116,7 +137,13 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         throw (Error) e;
     }
 
-    /** Opens, validates and maps {@code path} with a {@link Sharing#SHARED} arena. */
+    /**
+     * Opens, validates and maps {@code path} with a {@link Sharing#SHARED} arena.
+     *
+     * @param path the file
+     * @return the open file
+     * @throws IOException if the file cannot be read or mapped, or breaks a format rule
+     */
     public static SafetensorsFile open(Path path) throws IOException {
         return open(path, Sharing.SHARED);
     }
@@ -124,8 +151,12 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
     /**
      * Opens, validates and maps {@code path}.
      *
+     * @param path the file
+     * @param sharing which threads may read the mapping
+     * @return the open file
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the file breaks a
      *     format rule; the message names the file, the tensor and the rule
+     * @throws IOException if the file cannot be read or mapped
      */
     public static SafetensorsFile open(Path path, Sharing sharing) throws IOException {
         String source = path.toString();
@@ -149,21 +180,22 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         }
     }
 
+    /** {@return the file} */
     public Path path() {
         return path;
     }
 
-    /** The validated header (also available after close). */
+    /** {@return the validated header (also available after close)} */
     public Header header() {
         return header;
     }
 
-    /** {@code __metadata__} in file order. */
+    /** {@return {@code __metadata__} in file order} */
     public SequencedMap<String, String> metadata() {
         return header.metadata();
     }
 
-    /** Tensors in offset order. */
+    /** {@return tensors in offset order} */
     public List<Tensor> tensors() {
         ensureOpen();
         return tensors;
@@ -174,10 +206,17 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         return tensors().iterator();
     }
 
+    /** {@return the number of tensors} */
     public int size() {
         return tensors.size();
     }
 
+    /**
+     * Whether the file has a tensor called {@code name}.
+     *
+     * @param name a tensor name
+     * @return whether the file has it
+     */
     public boolean contains(String name) {
         return byName.containsKey(name);
     }
@@ -185,6 +224,8 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
     /**
      * The tensor called {@code name}, in O(1).
      *
+     * @param name a tensor name
+     * @return the tensor
      * @throws NoSuchElementException naming the file when there is no such tensor
      */
     public Tensor tensor(String name) {
@@ -197,6 +238,18 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         return t;
     }
 
+    /**
+     * The tensors by name, in offset order (unmodifiable): what Hugging Face's {@code load_file}
+     * returns, as views of the mapping rather than copies.
+     *
+     * @return the tensors by name
+     */
+    public Map<String, Tensor> asMap() {
+        ensureOpen();
+        return byName;
+    }
+
+    /** {@return whether {@link #close()} has not been called} */
     public boolean isOpen() {
         return !closed;
     }
