@@ -3,8 +3,8 @@ package io.github.semyonsinchenko.safetensors.sampler.db;
 import java.time.LocalDate;
 
 /**
- * How writers encode cell values in table and task files (spec §4): z-scores and the 15 timestamp
- * features. The sampler's temporal filter reads the z-scored epoch time (slot 14) back.
+ * How cell values are encoded in table and task files (spec §4): z-scores and the 15 timestamp
+ * features. Shared by the reader (temporal filtering) and by writers.
  */
 public final class ValueEncoding {
     private ValueEncoding() {}
@@ -19,6 +19,14 @@ public final class ValueEncoding {
             return 0f;
         }
         return (float) ((v - mean) / std);
+    }
+
+    /**
+     * Raw epoch microseconds back from slot 14 of a timestamp cell, exactly as the reference
+     * decodes it for temporal filtering: {@code (long) ((double) z * std + mean)}.
+     */
+    public static long decodeMicros(float z, double globalMeanUs, double globalStdUs) {
+        return (long) ((double) z * globalStdUs + globalMeanUs);
     }
 
     /** chrono's range as days since the epoch: its first and last day. */
