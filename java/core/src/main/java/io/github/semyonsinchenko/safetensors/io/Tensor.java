@@ -4,7 +4,7 @@ import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.kernels.HugePages;
-import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -19,7 +19,7 @@ import java.util.Arrays;
  * Bounds and the file being open are checked by the segment access itself (no second check here);
  * a closed file is an {@link IllegalStateException} naming it, and a page lost because the file
  * was truncated while mapped is a
- * {@link io.github.semyonsinchenko.safetensors.format.MappedFileFaultException}: always for the
+ * {@link io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException}: always for the
  * array copies, and for the single-element getters unless the JIT has compiled them. In compiled
  * code the JDK raises its {@link InternalError} for the fault asynchronously, and for a one-element
  * read that usually happens after the getter returned, in its caller; catching it there would cost

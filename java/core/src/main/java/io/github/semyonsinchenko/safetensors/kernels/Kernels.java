@@ -6,7 +6,8 @@ import static io.github.semyonsinchenko.safetensors.kernels.Arguments.requireArr
 import static io.github.semyonsinchenko.safetensors.kernels.Arguments.requireLittleEndian;
 import static io.github.semyonsinchenko.safetensors.kernels.Arguments.slice;
 
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Objects;

@@ -2,9 +2,9 @@ package io.github.semyonsinchenko.safetensors.sampler.db;
 
 import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U32;
 
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
-import io.github.semyonsinchenko.safetensors.io.MappedFile;
-import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.AccessDeniedException;
@@ -426,17 +426,9 @@ public final class Database implements AutoCloseable {
     /** Unmaps every file. Idempotent. */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            for (MappedFile f : files) {
-                f.close();
-            }
+        closed = true;
+        for (MappedFile f : files) {
+            f.close(); // idempotent
         }
     }
 
