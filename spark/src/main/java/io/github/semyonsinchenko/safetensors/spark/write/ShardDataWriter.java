@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -43,9 +42,6 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * deletes the attempt directory.
  */
 final class ShardDataWriter implements DataWriter<InternalRow> {
-    /** Rough JSON bytes per tensor entry, besides the name and the shape digits. */
-    private static final long HEADER_BYTES_PER_TENSOR = 64;
-
     private final WriteOptions options;
     private final boolean collectIndex;
     private final int partitionId;
@@ -208,8 +204,8 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         long total = 0;
         for (int c = 0; c < encoders.length; c++) {
             TensorEncoder e = encoders[c];
-            total += e.byteSize * options.batchSize + HEADER_BYTES_PER_TENSOR + e.spec.name().length() + 7
-                    + 21L * (e.shape.length + 1);
+            total += e.byteSize * options.batchSize + Header.maxEntryBytes(batchTensorName(e.spec.name()),
+                    e.shape.length + 1);
         }
         return total;
     }
@@ -219,8 +215,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         for (int c = 0; c < encoders.length; c++) {
             String column = encoders[c].spec.name();
             long[] shape = withBatchDim(rows, seen[c].shape());
-            String name = options.packBatches ? TensorNames.packedBatch(column, batchInShard)
-                    : TensorNames.batch(column);
+            String name = batchTensorName(column);
             pending.add(new Pending(name, Dtype.fromName(seen[c].dtype()), shape,
                     batchSlices[c].asSlice(0, rows * sampleBytes[c]), column, column));
         }
@@ -296,7 +291,12 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
     }
 
     private static long headerBytes(String name, long[] shape) {
-        return HEADER_BYTES_PER_TENSOR + name.getBytes(StandardCharsets.UTF_8).length + 21L * shape.length;
+        return Header.maxEntryBytes(name, shape.length);
+    }
+
+    /** The name of the current batch's tensor of {@code column}. */
+    private String batchTensorName(String column) {
+        return options.packBatches ? TensorNames.packedBatch(column, batchInShard) : TensorNames.batch(column);
     }
 
     /** Streams the pending tensors into a new shard file in the attempt directory. */
