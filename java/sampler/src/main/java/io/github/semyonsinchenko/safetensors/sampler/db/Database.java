@@ -43,6 +43,7 @@ public final class Database implements AutoCloseable {
     private final EmbeddingTable textEmbeddings;
     private final int[] tableRowStarts;
     private final List<MemorySegment> mappings;
+    private volatile ChildTimes childTimes;
     private volatile boolean closed;
 
     private Database(Path dir, DatabaseMetadata metadata, List<MappedFile> files, Graph graph,
@@ -386,6 +387,26 @@ public final class Database implements AutoCloseable {
     /** {@code [Vt, 256]} f16. */
     public EmbeddingTable textEmbeddings() {
         return textEmbeddings;
+    }
+
+    /**
+     * The children's times for the temporal filter (built on first use from the mapped files and
+     * kept in memory while the database is open).
+     *
+     * @return the index, one entry per incoming edge in {@code in_col_idx} order
+     */
+    public ChildTimes childTimes() {
+        ChildTimes c = childTimes;
+        if (c == null) {
+            synchronized (this) {
+                c = childTimes;
+                if (c == null) {
+                    c = ChildTimes.build(this);
+                    childTimes = c;
+                }
+            }
+        }
+        return c;
     }
 
     public boolean isOpen() {
