@@ -7,8 +7,8 @@ import java.util.Arrays;
 /**
  * A column's per-sample dtype and shape (batch mode: without the batch dimension).
  *
- * @param shape null when the rows of a kv column have different shapes (each row is its own
- *     tensor, so nothing forces them to agree)
+ * @param shape null when the rows of a column have different shapes (kv: each row is its own
+ *     tensor; batch: rows of each shape are batched apart)
  */
 public record ColumnSchema(String dtype, long[] shape) implements Serializable {
     @Serial
@@ -18,7 +18,7 @@ public record ColumnSchema(String dtype, long[] shape) implements Serializable {
         return dtype.equals(o.dtype) && Arrays.equals(shape, o.shape);
     }
 
-    /** The schema of a kv column holding rows of both: the dtype must agree, differing shapes give null. */
+    /** The schema of a column holding rows of both (kv, or batch): the dtype must agree, differing shapes give null. */
     public ColumnSchema mergeKv(ColumnSchema o) {
         return Arrays.equals(shape, o.shape) ? this : new ColumnSchema(dtype, null);
     }
