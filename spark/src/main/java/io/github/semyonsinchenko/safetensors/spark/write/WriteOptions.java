@@ -2,33 +2,20 @@ package io.github.semyonsinchenko.safetensors.spark.write;
 
 import static io.github.semyonsinchenko.safetensors.spark.write.WriteErrors.analysis;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
-import io.github.semyonsinchenko.safetensors.format.JsonErrors;
-import io.github.semyonsinchenko.safetensors.spark.tensor.ElementType;
-import io.github.semyonsinchenko.safetensors.spark.tensor.TensorEncoding;
-import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import io.github.semyonsinchenko.safetensors.dataset.AppendRules;
 import io.github.semyonsinchenko.safetensors.dataset.DatasetCommit;
 import io.github.semyonsinchenko.safetensors.dataset.OptionNames;
 import io.github.semyonsinchenko.safetensors.dataset.TensorNames;
 import java.io.Serial;
 import java.io.Serializable;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.SaveMode;
-import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -148,34 +135,16 @@ final class WriteOptions implements Serializable {
         if (mode == Mode.BATCH) {
             batchSize = parseInt(BATCH_SIZE, batchOpt, 1, Integer.MAX_VALUE, "a positive integer");
         }
-        int nameOrdinal = -1;
+        int nameOrdinal = mode == Mode.KV ? keyColumn(schema, nameCol) : -1;
         if (mode == Mode.KV) {
-            nameOrdinal = fieldIndex(schema, nameCol, NAME_COL);
-            DataType t = schema.fields()[nameOrdinal].dataType();
-            if (t != DataTypes.StringType) {
-                throw analysis("'" + NAME_COL + "' column '" + nameCol + "' is " + t.simpleString()
-                        + "; the key column must be a string");
-            }
             nameCol = schema.fields()[nameOrdinal].name();
         }
 
-        // --- mode-specific options must not be given to the other mode
+        refuseOtherModesOptions(options, mode);
         String tailOpt = options.get(TAIL_STRATEGY);
         String dupOpt = options.get(DUPLICATES_STRATEGY);
         String packOpt = options.get(PACK_BATCHES);
         String sepOpt = options.get(KV_SEPARATOR);
-        for (String[] only : new String[][] {{TAIL_STRATEGY, tailOpt}, {PACK_BATCHES, packOpt}}) {
-            if (mode == Mode.KV && only[1] != null) {
-                throw analysis("'" + only[0] + "' applies to batch mode ('" + BATCH_SIZE + "') only, not to '"
-                        + NAME_COL + "'");
-            }
-        }
-        for (String[] only : new String[][] {{DUPLICATES_STRATEGY, dupOpt}, {KV_SEPARATOR, sepOpt}}) {
-            if (mode == Mode.BATCH && only[1] != null) {
-                throw analysis("'" + only[0] + "' applies to key-value mode ('" + NAME_COL
-                        + "') only, not to '" + BATCH_SIZE + "'");
-            }
-        }
         boolean packBatches = switch (packOpt == null ? "false" : packOpt.toLowerCase(Locale.ROOT)) {
             case "true" -> true;
             case "false" -> false;
@@ -217,53 +186,8 @@ final class WriteOptions implements Serializable {
             }
         }
 
-        // --- columns
-        List<String> names = new ArrayList<>();
-        String colOpt = options.get(COLUMNS);
-        if (colOpt == null) {
-            for (StructField f : schema.fields()) {
-                if (mode == Mode.BATCH || !f.name().equals(nameCol)) {
-                    names.add(f.name());
-                }
-            }
-        } else {
-            Set<String> seen = new LinkedHashSet<>();
-            for (String part : colOpt.split(",", -1)) {
-                String c = part.trim();
-                if (c.isEmpty()) {
-                    throw analysis("'" + COLUMNS + "' is '" + colOpt + "': empty column name; give a comma-separated "
-                            + "list of columns of " + schema.simpleString());
-                }
-                String resolved = schema.fields()[fieldIndex(schema, c, COLUMNS)].name();
-                if (resolved.equals(nameCol)) {
-                    throw analysis("'" + COLUMNS + "' lists the key column '" + nameCol + "' ('" + NAME_COL
-                            + "'); the key names tensors, it is not serialized");
-                }
-                if (!seen.add(resolved)) {
-                    throw analysis("'" + COLUMNS + "' lists '" + resolved + "' twice");
-                }
-            }
-            names.addAll(seen);
-        }
-        if (names.isEmpty()) {
-            throw analysis("nothing to serialize: the DataFrame has no column besides the key column '" + nameCol + "'");
-        }
-        // The reader splits tensor names back into columns: they must be unambiguous.
-        String ambiguity = mode == Mode.KV ? TensorNames.kvAmbiguity(names, kvSeparator)
-                : packBatches ? TensorNames.packedAmbiguity(names) : null;
-        if (ambiguity != null) {
-            throw analysis(ambiguity);
-        }
-
-        // --- shapes
-        Map<String, long[]> shapes = parseShapes(options.get(SHAPES), names);
-
-        // --- per-column kind and dtype
-        List<ColumnSpec> specs = new ArrayList<>();
-        for (String name : names) {
-            int ordinal = schema.fieldIndex(name);
-            specs.add(columnSpec(schema.fields()[ordinal], ordinal, dtype, shapes.get(name)));
-        }
+        List<ColumnSpec> specs = ColumnSpecs.resolve(schema, options.get(COLUMNS), options.get(SHAPES), dtype, mode,
+                nameCol, kvSeparator, packBatches);
 
         DatasetCommit.Policy policy;
         try {
@@ -275,77 +199,31 @@ final class WriteOptions implements Serializable {
                 kvSeparator, generateIndex, shardMb * (1L << 20), saveMode, policy);
     }
 
-    private static ColumnSpec columnSpec(StructField field, int ordinal, Dtype dtype, long[] shape)
-            throws AnalysisException {
-        DataType type = field.dataType();
-        if (TensorStruct.is(type)) {
-            return new ColumnSpec(field.name(), ordinal, ColumnSpec.Kind.TENSOR_STRUCT, null, 0, dtype, shape);
+    /** The key column's ordinal: {@code name_col} must name a string column. */
+    private static int keyColumn(StructType schema, String nameCol) throws AnalysisException {
+        int ordinal = ColumnSpecs.fieldIndex(schema, nameCol, NAME_COL);
+        DataType t = schema.fields()[ordinal].dataType();
+        if (t != DataTypes.StringType) {
+            throw analysis("'" + NAME_COL + "' column '" + nameCol + "' is " + t.simpleString()
+                    + "; the key column must be a string");
         }
-        int depth = 0;
-        DataType t = type;
-        while (t instanceof ArrayType a) {
-            depth++;
-            t = a.elementType();
-        }
-        ElementType element = depth > 0 ? ElementType.of(t) : null;
-        if (element == null) {
-            throw analysis("column '" + field.name() + "' is " + type.simpleString() + ", which cannot be written as a "
-                    + "tensor; allowed: the Tensor Struct " + TensorStruct.TYPE.simpleString()
-                    + " or (nested) arrays of float, double, int, long, short, byte"
-                    + " (choose the columns to write with '" + COLUMNS + "')");
-        }
-        Dtype target = dtype == null ? element.natural : dtype;
-        if (element.floating && !isFloat(target)) {
-            throw analysis("column '" + field.name() + "' is " + type.simpleString() + " and '" + DTYPE + "' is "
-                    + target + ": floating-point values are never truncated to integers; use F16, BF16, F32 or F64");
-        }
-        return new ColumnSpec(field.name(), ordinal, ColumnSpec.Kind.NUMERIC_ARRAY, element, depth, target, shape);
+        return ordinal;
     }
 
-    static boolean isFloat(Dtype d) {
-        return TensorEncoding.isFloat(d);
-    }
-
-    private static Map<String, long[]> parseShapes(String json, List<String> columns) throws AnalysisException {
-        Map<String, long[]> out = new LinkedHashMap<>();
-        if (json == null) {
-            return out;
-        }
-        String allowed = "a JSON object mapping serialized columns to per-sample shapes, e.g. "
-                + "{\"image\": [3, 224, 224], \"label\": []}";
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(json);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw analysis("'" + SHAPES + "' is not valid JSON (" + JsonErrors.describe(e) + "); expected " + allowed);
-        }
-        if (root == null || !root.isObject()) {
-            throw analysis("'" + SHAPES + "' is " + json + "; expected " + allowed);
-        }
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.properties().iterator(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            String col = columns.stream().filter(c -> c.equalsIgnoreCase(e.getKey())).findFirst().orElse(null);
-            if (col == null) {
-                throw analysis("'" + SHAPES + "' names '" + e.getKey() + "', which is not a serialized column; "
-                        + "serialized columns: " + columns);
+    /** The options of one mode must not be given to the other. */
+    private static void refuseOtherModesOptions(CaseInsensitiveStringMap options, Mode mode) throws AnalysisException {
+        for (String batchOnly : new String[] {TAIL_STRATEGY, PACK_BATCHES}) {
+            if (mode == Mode.KV && options.get(batchOnly) != null) {
+                throw analysis("'" + batchOnly + "' applies to batch mode ('" + BATCH_SIZE + "') only, not to '"
+                        + NAME_COL + "'");
             }
-            JsonNode v = e.getValue();
-            if (!v.isArray()) {
-                throw analysis("'" + SHAPES + "' for '" + col + "' is " + v + "; expected a list of non-negative "
-                        + "integers ([] for a scalar)");
-            }
-            long[] shape = new long[v.size()];
-            for (int i = 0; i < shape.length; i++) {
-                JsonNode d = v.get(i);
-                if (!d.canConvertToLong() || !d.isIntegralNumber() || d.asLong() < 0) {
-                    throw analysis("'" + SHAPES + "' for '" + col + "' is " + v + "; dimensions must be "
-                            + "non-negative integers");
-                }
-                shape[i] = d.asLong();
-            }
-            out.put(col, shape);
         }
-        return out;
+        for (String kvOnly : new String[] {DUPLICATES_STRATEGY, KV_SEPARATOR}) {
+            if (mode == Mode.BATCH && options.get(kvOnly) != null) {
+                throw analysis("'" + kvOnly + "' applies to key-value mode ('" + NAME_COL
+                        + "') only, not to '" + BATCH_SIZE + "'");
+            }
+        }
     }
 
     private static int parseInt(String option, String value, int min, int max, String allowed)
@@ -359,21 +237,5 @@ final class WriteOptions implements Serializable {
             // reported below
         }
         throw analysis("'" + option + "' is '" + value + "'; allowed: " + allowed);
-    }
-
-    private static int fieldIndex(StructType schema, String name, String option) throws AnalysisException {
-        StructField[] fields = schema.fields();
-        for (int i = 0; i < fields.length; i++) {
-            if (fields[i].name().equals(name)) {
-                return i;
-            }
-        }
-        for (int i = 0; i < fields.length; i++) {
-            if (fields[i].name().equalsIgnoreCase(name)) {
-                return i;
-            }
-        }
-        throw analysis("'" + option + "' names column '" + name + "', which does not exist; columns: "
-                + List.of(schema.fieldNames()));
     }
 }
