@@ -5,12 +5,16 @@ import static io.github.semyonsinchenko.safetensors.spark.write.WriteErrors.anal
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.dataset.AppendRules;
 import io.github.semyonsinchenko.safetensors.dataset.DatasetCommit;
-import io.github.semyonsinchenko.safetensors.dataset.OptionNames;
 import io.github.semyonsinchenko.safetensors.dataset.TensorNames;
+import io.github.semyonsinchenko.safetensors.options.OptionException;
+import io.github.semyonsinchenko.safetensors.options.Options;
+import io.github.semyonsinchenko.safetensors.spark.conf.SparkOptions;
 import java.io.Serial;
 import java.io.Serializable;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.SequencedMap;
 import java.util.Set;
 import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.SaveMode;
@@ -54,10 +58,9 @@ final class WriteOptions implements Serializable {
     static final int MIN_SHARD_MB = 50;
     static final int MAX_SHARD_MB = 1000;
 
-    /** Dtypes numeric input can be encoded into. */
-    static final Set<Dtype> TARGET_DTYPES = Set.of(Dtype.F16, Dtype.BF16, Dtype.F32, Dtype.F64, Dtype.I8, Dtype.I16,
+    /** Dtypes numeric input can be encoded into, in the order messages list them. */
+    static final List<Dtype> TARGET_DTYPES = List.of(Dtype.F16, Dtype.BF16, Dtype.F32, Dtype.F64, Dtype.I8, Dtype.I16,
             Dtype.I32, Dtype.I64, Dtype.U8, Dtype.U16, Dtype.U32, Dtype.U64);
-    static final String TARGET_DTYPE_LIST = "F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64";
 
     enum Mode { BATCH, KV }
 
@@ -109,94 +112,68 @@ final class WriteOptions implements Serializable {
                 columns.stream().map(ColumnSpec::name).toList());
     }
 
-    /** Parses and validates everything that can be known before a task runs. */
-    static WriteOptions parse(CaseInsensitiveStringMap options, StructType schema, SaveMode saveMode)
+    /** Spellings of {@link #TAIL_STRATEGY}. */
+    private static final SequencedMap<String, Tail> TAILS = Options.lowerCaseNames(Tail.class);
+    /** Spellings of {@link #DUPLICATES_STRATEGY}. */
+    private static final SequencedMap<String, Duplicates> DUPLICATE_RULES = new LinkedHashMap<>();
+    /** Spellings of {@link #DTYPE}: the dtypes numeric input can be encoded into. */
+    private static final SequencedMap<String, Dtype> DTYPES = new LinkedHashMap<>();
+
+    static {
+        DUPLICATE_RULES.put("fail", Duplicates.FAIL);
+        DUPLICATE_RULES.put("lastWin", Duplicates.LAST_WIN);
+        for (Dtype d : TARGET_DTYPES) {
+            DTYPES.put(d.name(), d);
+        }
+    }
+
+    /**
+     * Parses and validates everything that can be known before a task runs.
+     *
+     * @throws AnalysisException for an unknown option, a bad value or options that do not go together
+     */
+    static WriteOptions parse(CaseInsensitiveStringMap raw, StructType schema, SaveMode saveMode)
             throws AnalysisException {
         try {
-            OptionNames.check(options.keySet(), KNOWN, "safetensors write");
-        } catch (IllegalArgumentException e) {
+            return parse(SparkOptions.of("safetensors write", raw.asCaseSensitiveMap(), KNOWN), schema, saveMode);
+        } catch (OptionException e) {
             throw analysis(e.getMessage());
         }
-        String path = options.get("path");
+    }
+
+    private static WriteOptions parse(Options options, StructType schema, SaveMode saveMode)
+            throws AnalysisException {
+        String path = options.string("path", null);
         if (path == null || path.isBlank()) {
             throw analysis("no output path: use .save(path) or .option(\"path\", ...)");
         }
 
-        // --- mode: exactly one of batch_size / name_col
-        String batchOpt = options.get(BATCH_SIZE);
-        String nameCol = options.get(NAME_COL);
-        if ((batchOpt == null) == (nameCol == null)) {
+        // mode: exactly one of batch_size / name_col
+        if (options.has(BATCH_SIZE) == options.has(NAME_COL)) {
             throw analysis("set exactly one of '" + BATCH_SIZE + "' (batch mode: stack N rows per tensor) or '"
                     + NAME_COL + "' (key-value mode: one tensor per row, named by that column); got "
-                    + (batchOpt == null ? "neither" : "both"));
+                    + (options.has(BATCH_SIZE) ? "both" : "neither"));
         }
-        Mode mode = batchOpt != null ? Mode.BATCH : Mode.KV;
-        int batchSize = 0;
-        if (mode == Mode.BATCH) {
-            batchSize = parseInt(BATCH_SIZE, batchOpt, 1, Integer.MAX_VALUE, "a positive integer");
-        }
+        Mode mode = options.has(BATCH_SIZE) ? Mode.BATCH : Mode.KV;
+        refuseOtherModesOptions(options, mode);
+        int batchSize = options.intValue(BATCH_SIZE, 0, 1, Integer.MAX_VALUE, "rows");
+        String nameCol = options.string(NAME_COL, null);
         int nameOrdinal = mode == Mode.KV ? keyColumn(schema, nameCol) : -1;
         if (mode == Mode.KV) {
             nameCol = schema.fields()[nameOrdinal].name();
         }
+        boolean packBatches = options.bool(PACK_BATCHES, false);
+        String kvSeparator = mode == Mode.KV ? options.string(KV_SEPARATOR, TensorNames.DEFAULT_KV_SEPARATOR) : null;
+        Tail tail = options.choice(TAIL_STRATEGY, Tail.WRITE, TAILS);
+        Duplicates duplicates = options.choice(DUPLICATES_STRATEGY, Duplicates.FAIL, DUPLICATE_RULES);
+        boolean generateIndex = options.bool(GENERATE_INDEX, false);
+        int shardMb = options.intValue(TARGET_SHARD_SIZE_MB, DEFAULT_SHARD_MB, MIN_SHARD_MB, MAX_SHARD_MB, "MiB");
+        Dtype dtype = options.choice(DTYPE, null, DTYPES);
 
-        refuseOtherModesOptions(options, mode);
-        String tailOpt = options.get(TAIL_STRATEGY);
-        String dupOpt = options.get(DUPLICATES_STRATEGY);
-        String packOpt = options.get(PACK_BATCHES);
-        String sepOpt = options.get(KV_SEPARATOR);
-        boolean packBatches = switch (packOpt == null ? "false" : packOpt.toLowerCase(Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw analysis("'" + PACK_BATCHES + "' is '" + packOpt + "'; allowed: true, false (default)");
-        };
-        String kvSeparator = mode == Mode.KV ? (sepOpt == null ? TensorNames.DEFAULT_KV_SEPARATOR : sepOpt) : null;
-        Tail tail = switch (tailOpt == null ? "write" : tailOpt.toLowerCase(Locale.ROOT)) {
-            case "write" -> Tail.WRITE;
-            case "drop" -> Tail.DROP;
-            case "pad" -> Tail.PAD;
-            default -> throw analysis("'" + TAIL_STRATEGY + "' is '" + tailOpt + "'; allowed: write (default), drop, pad");
-        };
-        Duplicates duplicates = switch (dupOpt == null ? "fail" : dupOpt.toLowerCase(Locale.ROOT)) {
-            case "fail" -> Duplicates.FAIL;
-            case "lastwin" -> Duplicates.LAST_WIN;
-            default -> throw analysis("'" + DUPLICATES_STRATEGY + "' is '" + dupOpt
-                    + "'; allowed: fail (default), lastWin");
-        };
-
-        String indexOpt = options.get(GENERATE_INDEX);
-        boolean generateIndex = switch (indexOpt == null ? "false" : indexOpt.toLowerCase(Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw analysis("'" + GENERATE_INDEX + "' is '" + indexOpt + "'; allowed: true, false (default)");
-        };
-
-        String shardOpt = options.get(TARGET_SHARD_SIZE_MB);
-        int shardMb = shardOpt == null ? DEFAULT_SHARD_MB
-                : parseInt(TARGET_SHARD_SIZE_MB, shardOpt, MIN_SHARD_MB, MAX_SHARD_MB,
-                        "an integer from " + MIN_SHARD_MB + " to " + MAX_SHARD_MB + " (MiB)");
-
-        // --- target dtype
-        String dtypeOpt = options.get(DTYPE);
-        Dtype dtype = null;
-        if (dtypeOpt != null) {
-            dtype = Dtype.fromName(dtypeOpt.trim().toUpperCase(Locale.ROOT));
-            if (dtype == null || !TARGET_DTYPES.contains(dtype)) {
-                throw analysis("'" + DTYPE + "' is '" + dtypeOpt + "'; allowed: " + TARGET_DTYPE_LIST);
-            }
-        }
-
-        List<ColumnSpec> specs = ColumnSpecs.resolve(schema, options.get(COLUMNS), options.get(SHAPES), dtype, mode,
-                nameCol, kvSeparator, packBatches);
-
-        DatasetCommit.Policy policy;
-        try {
-            policy = DatasetCommit.Policy.parse(options.asCaseSensitiveMap());
-        } catch (IllegalArgumentException e) {
-            throw analysis(e.getMessage());
-        }
+        List<ColumnSpec> specs = ColumnSpecs.resolve(schema, options.string(COLUMNS, null),
+                options.string(SHAPES, null), dtype, mode, nameCol, kvSeparator, packBatches);
         return new WriteOptions(path, mode, specs, batchSize, tail, packBatches, nameCol, nameOrdinal, duplicates,
-                kvSeparator, generateIndex, shardMb * (1L << 20), saveMode, policy);
+                kvSeparator, generateIndex, shardMb * (1L << 20), saveMode, DatasetCommit.Policy.parse(options));
     }
 
     /** The key column's ordinal: {@code name_col} must name a string column. */
@@ -211,31 +188,18 @@ final class WriteOptions implements Serializable {
     }
 
     /** The options of one mode must not be given to the other. */
-    private static void refuseOtherModesOptions(CaseInsensitiveStringMap options, Mode mode) throws AnalysisException {
+    private static void refuseOtherModesOptions(Options options, Mode mode) throws AnalysisException {
         for (String batchOnly : new String[] {TAIL_STRATEGY, PACK_BATCHES}) {
-            if (mode == Mode.KV && options.get(batchOnly) != null) {
+            if (mode == Mode.KV && options.has(batchOnly)) {
                 throw analysis("'" + batchOnly + "' applies to batch mode ('" + BATCH_SIZE + "') only, not to '"
                         + NAME_COL + "'");
             }
         }
         for (String kvOnly : new String[] {DUPLICATES_STRATEGY, KV_SEPARATOR}) {
-            if (mode == Mode.BATCH && options.get(kvOnly) != null) {
+            if (mode == Mode.BATCH && options.has(kvOnly)) {
                 throw analysis("'" + kvOnly + "' applies to key-value mode ('" + NAME_COL
                         + "') only, not to '" + BATCH_SIZE + "'");
             }
         }
-    }
-
-    private static int parseInt(String option, String value, int min, int max, String allowed)
-            throws AnalysisException {
-        try {
-            long v = Long.parseLong(value.trim());
-            if (v >= min && v <= max) {
-                return (int) v;
-            }
-        } catch (NumberFormatException ignored) {
-            // reported below
-        }
-        throw analysis("'" + option + "' is '" + value + "'; allowed: " + allowed);
     }
 }
