@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +55,22 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
     private final MappedFile mapped;
     private final List<Tensor> tensors;
     private final Map<String, Tensor> byName;
+    private final TensorOwner owner = new TensorOwner() {
+        @Override
+        void ensureOpen() {
+            SafetensorsFile.this.ensureOpen();
+        }
+
+        @Override
+        String source() {
+            return path.toString();
+        }
+
+        @Override
+        RuntimeException accessFailure(Tensor t, Throwable e) {
+            return SafetensorsFile.this.accessFailure(t, e);
+        }
+    };
 
     private SafetensorsFile(Path path, Header header, MappedFile mapped) {
         this.path = path;
@@ -62,14 +78,14 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         this.mapped = mapped;
         MemorySegment data = mapped.segment().asSlice(header.dataOffset(), header.dataSize());
         List<Tensor> list = new ArrayList<>(header.size());
-        Map<String, Tensor> index = HashMap.newHashMap(header.size());
+        Map<String, Tensor> index = LinkedHashMap.newLinkedHashMap(header.size());
         for (TensorInfo info : header.tensors()) {
-            Tensor t = new Tensor(this, info, data.asSlice(info.begin(), info.byteSize()));
+            Tensor t = new Tensor(owner, info, data.asSlice(info.begin(), info.byteSize()));
             list.add(t);
             index.put(info.name(), t);
         }
         this.tensors = Collections.unmodifiableList(list);
-        this.byName = index;
+        this.byName = Collections.unmodifiableMap(index);
         mapped.nameParts(this::tensorAtFileOffset);
     }
 
@@ -110,7 +126,13 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         throw (Error) e;
     }
 
-    /** Opens, validates and maps {@code path} with a {@link MappedFile.Sharing#SHARED} arena. */
+    /**
+     * Opens, validates and maps {@code path} with a {@link MappedFile.Sharing#SHARED} arena.
+     *
+     * @param path the file
+     * @return the open file
+     * @throws IOException if the file cannot be read or mapped, or breaks a format rule
+     */
     public static SafetensorsFile open(Path path) throws IOException {
         return open(path, MappedFile.Sharing.SHARED);
     }
@@ -119,8 +141,12 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
      * Opens, validates and maps {@code path}. The header is read from the mapping; only its 8 + N
      * bytes are touched before the tensors are handed out.
      *
+     * @param path the file
+     * @param sharing which threads may read the mapping
+     * @return the open file
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the file breaks a
      *     format rule; the message names the file, the tensor and the rule
+     * @throws IOException if the file cannot be read or mapped
      */
     public static SafetensorsFile open(Path path, MappedFile.Sharing sharing) throws IOException {
         MappedFile mapped = MappedFile.open(path, sharing);
@@ -140,21 +166,22 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         }
     }
 
+    /** {@return the file} */
     public Path path() {
         return path;
     }
 
-    /** The validated header (also available after close). */
+    /** {@return the validated header (also available after close)} */
     public Header header() {
         return header;
     }
 
-    /** {@code __metadata__} in file order. */
+    /** {@return {@code __metadata__} in file order} */
     public SequencedMap<String, String> metadata() {
         return header.metadata();
     }
 
-    /** Tensors in offset order. */
+    /** {@return tensors in offset order} */
     public List<Tensor> tensors() {
         ensureOpen();
         return tensors;
@@ -165,10 +192,17 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         return tensors().iterator();
     }
 
+    /** {@return the number of tensors} */
     public int size() {
         return tensors.size();
     }
 
+    /**
+     * Whether the file has a tensor called {@code name}.
+     *
+     * @param name a tensor name
+     * @return whether the file has it
+     */
     public boolean contains(String name) {
         return byName.containsKey(name);
     }
@@ -176,6 +210,8 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
     /**
      * The tensor called {@code name}, in O(1).
      *
+     * @param name a tensor name
+     * @return the tensor
      * @throws NoSuchElementException naming the file when there is no such tensor
      */
     public Tensor tensor(String name) {
@@ -188,6 +224,18 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         return t;
     }
 
+    /**
+     * The tensors by name, in offset order (unmodifiable): what Hugging Face's {@code load_file}
+     * returns, as views of the mapping rather than copies.
+     *
+     * @return the tensors by name
+     */
+    public Map<String, Tensor> asMap() {
+        ensureOpen();
+        return byName;
+    }
+
+    /** {@return whether {@link #close()} has not been called} */
     public boolean isOpen() {
         return mapped.isOpen();
     }

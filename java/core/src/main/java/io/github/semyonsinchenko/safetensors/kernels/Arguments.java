@@ -131,6 +131,14 @@ final class Arguments {
         }
     }
 
+    /** As {@link #requireSize} for a call that is not one {@link Conversion} (a copy, a two-step conversion). */
+    static void requireBytes(MemorySegment seg, long needed, String what, Object call, long count) {
+        if (seg.byteSize() < needed) {
+            throw new IndexOutOfBoundsException(call + ": " + what + " is " + seg.byteSize() + " bytes; count="
+                    + count + " needs " + needed);
+        }
+    }
+
     static void requireWritable(MemorySegment dst, String what) {
         if (dst.isReadOnly()) {
             throw new IllegalArgumentException(what + " is read-only");
@@ -203,7 +211,7 @@ final class Arguments {
 
     static Class<?> arrayElement(Dtype d) {
         return switch (d) {
-            case I8, U8 -> byte.class;
+            case I8, U8, F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ -> byte.class;
             case I16, U16, F16, BF16 -> short.class;
             case I32, U32 -> int.class;
             case I64, U64 -> long.class;

@@ -146,6 +146,7 @@ final class VectorBackend extends JavaBackend {
             case I64_TO_F32 -> i64ToF32(src, dst, n, false);
             case U64_TO_F32 -> i64ToF32(src, dst, n, true);
             case F64_TO_F32 -> f64ToF32(src, dst, n);
+            default -> 0; // no vector kernel: the scalar loop below does all of it
         };
         ScalarBackend.convertRange(c, src, dst, done, n);
     }

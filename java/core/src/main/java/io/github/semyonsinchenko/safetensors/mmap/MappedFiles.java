@@ -132,6 +132,20 @@ public final class MappedFiles {
     }
 
     /**
+     * The exception for a memory fault ({@link #isMemoryFault}) that code outside the kernels met
+     * while copying mapped memory itself ({@link MemorySegment#copy}): names the registered mapping
+     * among {@code args}, which alternate names and segments ("src", s, "dst", d).
+     *
+     * @param call what was being done, for the message
+     * @param cause the JDK's error
+     * @param args names and segments, alternating
+     * @return the exception to throw
+     */
+    public static MappedFileFaultException faultDuring(String call, Throwable cause, Object... args) {
+        return fault(call, 0, cause, args);
+    }
+
+    /**
      * The exception for a fault during {@code call}. {@code address} is where it faulted (0 when
      * the JDK does not say); {@code args} alternates names and segments ("src", s, "dst", d) and
      * says which argument the address, or else the one registered mapping among them, is in.

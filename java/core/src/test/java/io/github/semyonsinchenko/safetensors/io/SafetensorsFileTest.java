@@ -101,10 +101,16 @@ class SafetensorsFileTest {
     @Test
     void typedViewsRefuseTheWrongDtype() throws IOException {
         try (SafetensorsFile f = SafetensorsFile.open(writeSample())) {
+            // A float holds every I64 only approximately: getFloat refuses, getAsDouble rounds.
             UnsupportedOperationException e =
-                    assertThrows(UnsupportedOperationException.class, () -> f.tensor("bf16").getFloat(0));
-            assertTrue(e.getMessage().contains("\"bf16\" is BF16, not F32"), e.getMessage());
+                    assertThrows(UnsupportedOperationException.class, () -> f.tensor("i64").getFloat(0));
+            assertTrue(e.getMessage().contains("\"i64\" is I64, not F32 or a dtype that widens"), e.getMessage());
             assertThrows(UnsupportedOperationException.class, () -> f.tensor("f32").toIntArray());
+            assertThrows(UnsupportedOperationException.class, () -> f.tensor("u32").toFloatArray());
+            assertThrows(UnsupportedOperationException.class, () -> f.tensor("i64").getDouble(0));
+            // BF16 and F16 widen exactly (they used to be refused).
+            assertEquals(-2.0f, f.tensor("bf16").getFloat(1));
+            assertEquals(0.5f, f.tensor("f16").getFloat(0));
         }
     }
 

@@ -20,10 +20,13 @@ class ConversionLookupTest {
     @Test
     void pairsWithoutASingleKernelAreEmpty() {
         assertTrue(Conversion.of(Dtype.F64, Dtype.F16).isEmpty(), "F64 -> F16 would round twice");
-        assertTrue(Conversion.of(Dtype.F32, Dtype.F64).isEmpty());
+        assertTrue(Conversion.of(Dtype.BF16, Dtype.F64).isEmpty(), "two exact steps, through F32");
+        assertTrue(Conversion.of(Dtype.F4, Dtype.F32).isEmpty(), "no sub-byte kernels");
         assertTrue(Conversion.of(Dtype.F16, Dtype.F16).isEmpty());
         assertTrue(Conversion.of(Dtype.BF16, Dtype.F16, true).isEmpty(), "truncation exists for F32 sources only");
         assertEquals(Optional.of(Conversion.F32_TO_BF16_RNE), Conversion.of(Dtype.F32, Dtype.BF16));
         assertEquals(Optional.of(Conversion.U64_TO_F32), Conversion.toF32(Dtype.U64));
+        assertEquals(Optional.of(Conversion.F8_E4M3_TO_F32), Conversion.toF32(Dtype.F8_E4M3));
+        assertEquals(Optional.of(Conversion.F32_TO_F64), Conversion.of(Dtype.F32, Dtype.F64));
     }
 }

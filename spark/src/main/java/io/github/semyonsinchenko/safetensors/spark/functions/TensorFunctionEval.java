@@ -65,8 +65,8 @@ public final class TensorFunctionEval {
         String fn = TensorFunction.ST_TO_ARRAY.sqlName;
         Dtype dtype = dtype(fn, tensor);
         Conversion widen = dtype == Dtype.F32 ? null : Conversion.toF32(dtype).orElseThrow(() -> error(fn,
-                "dtype %s cannot be read as floats; supported: F16, BF16, F32, F64, I8, U8, I16, U16, I32, U32, "
-                        + "I64, U64", dtype));
+                "dtype %s cannot be read as floats; supported: F16, BF16, F32, F64, the F8 formats, I8, U8, I16, "
+                        + "U16, I32, U32, I64, U64", dtype));
         int n = count(fn, tensor, dtype);
         UnsafeArrayData out = UnsafeArrayData.createFreshArray(n, 4);
         MemorySegment dst = SparkMemory.elements(out, 4);
