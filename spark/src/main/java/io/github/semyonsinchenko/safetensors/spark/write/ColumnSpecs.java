@@ -108,7 +108,7 @@ final class ColumnSpecs {
                     + " (choose the columns to write with '" + COLUMNS + "')");
         }
         Dtype target = dtype == null ? element.natural : dtype;
-        if (element.floating && !TensorEncoding.isFloat(target)) {
+        if (element.floating && !TensorEncoding.isConvertibleFloat(target)) {
             throw analysis("column '" + field.name() + "' is " + type.simpleString() + " and '" + DTYPE + "' is "
                     + target + ": floating-point values are never truncated to integers; use F16, BF16, F32 or F64");
         }
