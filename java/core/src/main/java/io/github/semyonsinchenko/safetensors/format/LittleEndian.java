@@ -34,9 +34,18 @@ public final class LittleEndian {
     public static final VarHandle F32_IN_BYTES =
             MethodHandles.byteArrayViewVarHandle(float[].class, ByteOrder.LITTLE_ENDIAN);
 
+    /** The format's byte order, for APIs that take a {@link ByteOrder} (e.g. the Vector API's loads and stores). */
+    public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+
+    /**
+     * Whether this platform's native order is the format's, so that memory holding Java values (heap
+     * arrays, Spark's unsafe rows and arrays) already holds them as the format's bytes.
+     */
+    public static final boolean IS_NATIVE_ORDER = ByteOrder.nativeOrder() == ORDER;
+
     /** The unaligned little-endian form of any value layout (for copies whose element type varies). */
     public static ValueLayout of(ValueLayout element) {
-        return element.withByteAlignment(1).withOrder(ByteOrder.LITTLE_ENDIAN);
+        return element.withByteAlignment(1).withOrder(ORDER);
     }
 
     private LittleEndian() {}

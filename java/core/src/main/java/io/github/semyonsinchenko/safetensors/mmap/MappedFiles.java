@@ -1,6 +1,5 @@
-package io.github.semyonsinchenko.safetensors.kernels;
+package io.github.semyonsinchenko.safetensors.mmap;
 
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
 import io.github.semyonsinchenko.safetensors.format.SafetensorsException;
 import io.github.semyonsinchenko.safetensors.format.Violation;
 import java.lang.foreign.MemorySegment;
@@ -19,8 +18,8 @@ import java.util.function.LongSupplier;
 /**
  * Which file a mapped address belongs to, so that a memory fault (a file truncated by another
  * process while mapped) can name the file and the tensor instead of crashing or throwing a bare
- * {@link InternalError}. {@code SafetensorsFile} registers each mapping for as long as it is open;
- * code that maps files itself may register its mappings too.
+ * {@link InternalError}. {@link MappedFile} registers each mapping for as long as it is open; the
+ * kernels and {@link #copy} consult the registry when a call on mapped memory faults.
  *
  * <p>Lookups happen only when a fault is being reported; registering and closing cost one entry
  * in a concurrent sorted map. A mapping registered with its file's current size (see
@@ -57,7 +56,7 @@ public final class MappedFiles {
     private static final LongSupplier UNKNOWN_SIZE = () -> -1;
 
     /** Removes its mapping from the registry; idempotent. */
-    public static final class Registration implements AutoCloseable {
+    static final class Registration implements AutoCloseable {
         private final long start;
         private final Region region;
 
@@ -77,7 +76,7 @@ public final class MappedFiles {
      *
      * @param tensorAt the tensor at a byte offset of the mapping, or null when none is known
      */
-    public static Registration register(MemorySegment mapping, String source, LongFunction<String> tensorAt) {
+    static Registration register(MemorySegment mapping, String source, LongFunction<String> tensorAt) {
         return register(mapping, source, tensorAt, UNKNOWN_SIZE);
     }
 
@@ -92,7 +91,7 @@ public final class MappedFiles {
      *     still sees the mapped file after a rename over its path), or -1 when unknown; called only
      *     when a fault or a truncation is looked for
      */
-    public static Registration register(MemorySegment mapping, String source, LongFunction<String> tensorAt,
+    static Registration register(MemorySegment mapping, String source, LongFunction<String> tensorAt,
             LongSupplier fileSize) {
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(tensorAt, "tensorAt");
@@ -150,8 +149,14 @@ public final class MappedFiles {
      * The exception for a fault during {@code call}. {@code address} is where it faulted (0 when
      * the JDK does not say); {@code args} alternates names and segments ("src", s, "dst", d) and
      * says which argument the address, or else the one registered mapping among them, is in.
+     *
+     * @param call what was being done, for the message
+     * @param address the faulting address, or 0 when unknown
+     * @param cause the JDK's error, or null (a native fault)
+     * @param args names and segments, alternating
+     * @return the exception to throw
      */
-    static MappedFileFaultException fault(String call, long address, Throwable cause, Object... args) {
+    public static MappedFileFaultException fault(String call, long address, Throwable cause, Object... args) {
         String arg = null;
         Region region = null;
         long at = address;

@@ -1,4 +1,4 @@
-package io.github.semyonsinchenko.safetensors.io;
+package io.github.semyonsinchenko.safetensors.mmap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -73,5 +73,24 @@ class MappedFileTest {
     @Test
     void missingFileIsAnIoError() {
         assertThrows(NoSuchFileException.class, () -> MappedFile.open(dir.resolve("nope.bin")));
+    }
+
+    @Test
+    void aConfinedMappingIsReadableOnlyByItsThreadAndNamesItsPartsInFaults() throws Exception {
+        Path p = dir.resolve("parts.bin");
+        Files.write(p, new byte[64]);
+        try (MappedFile file = MappedFile.open(p, MappedFile.Sharing.CONFINED)) {
+            MemorySegment seg = file.segment();
+            assertEquals(0, seg.get(ValueLayout.JAVA_BYTE, 63));
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> java.util.concurrent.CompletableFuture.supplyAsync(() -> seg.get(ValueLayout.JAVA_BYTE, 0))
+                            .get());
+            assertTrue(e.getCause() instanceof WrongThreadException, e.toString());
+            file.nameParts(offset -> offset < 32 ? "first half" : "second half");
+            InternalError fault = new InternalError("a fault occurred in an unsafe memory access operation");
+            MappedFileFaultException named = MappedFiles.fault("reading", seg.address() + 40, fault, "src", seg);
+            assertEquals(p.toString(), named.source());
+            assertEquals("second half", named.tensor());
+        }
     }
 }

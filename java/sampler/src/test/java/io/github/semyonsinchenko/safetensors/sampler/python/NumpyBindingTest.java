@@ -12,7 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The flat description the Python binding reads matches the batch's own tensors. */
-class BatchLayoutTest {
+class NumpyBindingTest {
 
     @Test
     void describesEveryTensorInOrder() throws Exception {
@@ -20,9 +20,9 @@ class BatchLayoutTest {
                 .emitCategoricalRange(true).threads(1).build();
         try (Sampler sampler = Sampler.open(Fixtures.db(), config); Batch batch = sampler.nextTrain()) {
             List<BatchTensor> tensors = batch.tensors();
-            String[] names = BatchLayout.names(batch);
-            String[] dtypes = BatchLayout.dtypes(batch);
-            long[] desc = BatchLayout.describe(batch);
+            String[] names = NumpyBinding.names(batch);
+            String[] dtypes = NumpyBinding.dtypes(batch);
+            long[] desc = NumpyBinding.describe(batch);
             assertEquals(20, names.length);
             assertEquals("semantic_types", names[0]);
             assertEquals("cat_emb_count", names[19]);

@@ -5,7 +5,8 @@ import io.github.semyonsinchenko.safetensors.sampler.BatchTensor;
 import java.util.List;
 
 /**
- * What the Python binding needs to wrap a {@link Batch} as numpy arrays without copying: every
+ * The Java half of the Python binding ({@code safetensors_jvm_sampler}), called through JPype and by
+ * nothing else: what the binding needs to wrap a {@link Batch} as numpy arrays without copying: every
  * tensor's address, byte size and shape in one {@code long[]}, so one call (not dozens of small
  * ones through JPype) describes a batch. The names and dtypes, which do not change from batch to
  * batch, are fetched once.
@@ -13,8 +14,8 @@ import java.util.List;
  * <p>The addresses stay valid until the batch is closed; the Python side closes it only when no
  * array over its memory remains.
  */
-public final class BatchLayout {
-    private BatchLayout() {}
+public final class NumpyBinding {
+    private NumpyBinding() {}
 
     /** The dict keys, in the reference's order. */
     public static String[] names(Batch batch) {

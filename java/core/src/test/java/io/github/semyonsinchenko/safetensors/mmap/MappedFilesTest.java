@@ -1,4 +1,4 @@
-package io.github.semyonsinchenko.safetensors.kernels;
+package io.github.semyonsinchenko.safetensors.mmap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
 import io.github.semyonsinchenko.safetensors.format.Violation;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

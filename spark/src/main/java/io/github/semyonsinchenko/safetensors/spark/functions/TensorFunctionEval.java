@@ -26,11 +26,11 @@ import org.apache.spark.unsafe.types.UTF8String;
  * a boolean already checked at analysis. Errors that depend on the row are
  * {@link IllegalArgumentException}s naming the function and the offending values.
  */
-public final class TensorCodec {
+public final class TensorFunctionEval {
     private static final Dtype[] DTYPES = Dtype.values();
     private static final ElementType[] ELEMENTS = ElementType.values();
 
-    private TensorCodec() {}
+    private TensorFunctionEval() {}
 
     // ------------------------------------------------------------------ arr_to_st
 

@@ -1,5 +1,7 @@
-package io.github.semyonsinchenko.safetensors.format;
+package io.github.semyonsinchenko.safetensors.mmap;
 
+import io.github.semyonsinchenko.safetensors.format.SafetensorsException;
+import io.github.semyonsinchenko.safetensors.format.Violation;
 import java.io.UncheckedIOException;
 
 /**
