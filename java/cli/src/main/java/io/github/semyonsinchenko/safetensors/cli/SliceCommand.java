@@ -8,6 +8,7 @@ import io.github.semyonsinchenko.safetensors.io.SafetensorsWriter;
 import io.github.semyonsinchenko.safetensors.io.Slice;
 import io.github.semyonsinchenko.safetensors.io.Tensor;
 import io.github.semyonsinchenko.safetensors.io.TensorSlice;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
@@ -89,7 +90,7 @@ final class SliceCommand implements Callable<Integer> {
                 source = buffer.asMap();
                 metadata = buffer.metadata();
             } else {
-                file = SafetensorsFile.open(in, SafetensorsFile.Sharing.CONFINED);
+                file = SafetensorsFile.open(in, MappedFile.Sharing.CONFINED);
                 source = file.asMap();
                 metadata = file.metadata();
             }

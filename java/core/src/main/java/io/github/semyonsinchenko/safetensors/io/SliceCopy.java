@@ -5,7 +5,7 @@ import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.IndexType;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
-import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 

@@ -6,11 +6,10 @@ import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.HugePages;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
-import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Objects;
@@ -28,7 +27,7 @@ import java.util.Objects;
  * rules ({@link Conversion}); {@link #to} also rounds. Bounds and the owner being open are checked
  * by the segment access itself (no second check here); a closed owner is an
  * {@link IllegalStateException} naming it, and a page lost because the file was truncated while
- * mapped is a {@link io.github.semyonsinchenko.safetensors.format.MappedFileFaultException}: always
+ * mapped is a {@link io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException}: always
  * for the array copies, and for the single-element getters unless the JIT has compiled them. In
  * compiled code the JDK raises its {@link InternalError} for the fault asynchronously, and for a
  * one-element read that usually happens after the getter returned, in its caller; catching it there
@@ -145,7 +144,7 @@ public final class Tensor {
     }
 
     private static MemorySegment heap(MemorySegment array) {
-        if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
+        if (!LittleEndian.IS_NATIVE_ORDER) {
             throw new UnsupportedOperationException("a tensor over a Java array of multi-byte elements needs a"
                     + " little-endian JVM; pass little-endian bytes instead");
         }
@@ -315,7 +314,7 @@ public final class Tensor {
             if (d == Dtype.F32) {
                 return data.getAtIndex(LittleEndian.F32, index);
             }
-            Conversion widen = exactToF32(d);
+            Conversion widen = Conversion.exactToF32(d).orElse(null);
             if (widen == null) {
                 throw wrongType("F32 or a dtype that widens to it exactly (F16, BF16, F8_*, I8, U8, I16, U16)");
             }
@@ -338,7 +337,7 @@ public final class Tensor {
             if (d == Dtype.F64) {
                 return data.getAtIndex(LittleEndian.F64, index);
             }
-            if (d == Dtype.F32 || exactToF32(d) != null && isFloat(d)) {
+            if (d == Dtype.F32 || Conversion.exactToF32(d).isPresent() && d.isFloatingPoint()) {
                 return widenF32(d, index);
             }
             throw wrongType("a floating-point dtype (F64, F32, F16, BF16, F8_*)");
@@ -384,7 +383,7 @@ public final class Tensor {
     /** A float dtype's element as F32 bits, then to F64 by the kernels' rule (keeps NaN payloads). */
     private double widenF32(Dtype d, long index) {
         int f32 = d == Dtype.F32 ? data.getAtIndex(LittleEndian.I32, index)
-                : (int) Kernels.convertBits(exactToF32(d), rawBits(d, index));
+                : (int) Kernels.convertBits(Conversion.exactToF32(d).orElseThrow(), rawBits(d, index));
         return bitsToDouble(Conversion.F32_TO_F64, f32);
     }
 
@@ -394,19 +393,6 @@ public final class Tensor {
 
     private long rawBits(Dtype d, long index) {
         return d.bits() == 8 ? data.get(ValueLayout.JAVA_BYTE, index) : data.getAtIndex(LittleEndian.I16, index);
-    }
-
-    /** The exact widening to F32 of a dtype that has one; null otherwise (F32 itself included). */
-    static Conversion exactToF32(Dtype d) {
-        return switch (d) {
-            case F16, BF16, F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ, I8, U8, I16, U16 ->
-                    Conversion.toF32(d).orElseThrow();
-            default -> null;
-        };
-    }
-
-    private static boolean isFloat(Dtype d) {
-        return d.name().startsWith("F") || d == Dtype.BF16;
     }
 
     // ---- copies ----

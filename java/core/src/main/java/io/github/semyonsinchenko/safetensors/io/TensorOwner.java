@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.io;
 
-import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 
 /**
  * What a {@link Tensor} needs from whatever holds its bytes: whether it is still open, a name for

@@ -1,6 +1,7 @@
 package io.github.semyonsinchenko.safetensors.io;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -193,7 +194,7 @@ public final class TensorSlice {
      *     F64, ...): {@link #to} converts them with rounding
      */
     public float[] toFloatArray() {
-        if (dtype() != Dtype.F32 && Tensor.exactToF32(dtype()) == null) {
+        if (dtype() != Dtype.F32 && Conversion.exactToF32(dtype()).isEmpty()) {
             throw tensor.wrongType("F32 or a dtype that widens to it exactly (F16, BF16, F8_*, I8, U8, I16, U16);"
                     + " to(Dtype.F32, arena) converts with rounding");
         }

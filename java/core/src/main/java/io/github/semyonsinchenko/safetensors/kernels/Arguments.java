@@ -3,7 +3,6 @@ package io.github.semyonsinchenko.safetensors.kernels;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
@@ -11,7 +10,6 @@ import java.util.Objects;
  * gather indices. A failed check throws naming the argument; nothing has been written then.
  */
 final class Arguments {
-    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private Arguments() {}
 
@@ -196,7 +194,7 @@ final class Arguments {
     }
 
     static void requireLittleEndian() {
-        if (!LITTLE_ENDIAN) {
+        if (!LittleEndian.IS_NATIVE_ORDER) {
             throw new UnsupportedOperationException("the heap-array overloads need a little-endian JVM; use"
                     + " little-endian MemorySegments instead");
         }

@@ -149,6 +149,18 @@ public enum Conversion {
     }
 
     /**
+     * The kernel that widens {@code dtype} to F32 exactly: every value of a dtype of at most 16 bits
+     * is an F32 (F16, BF16, the F8 formats, I8, U8, I16, U16). Empty for other dtypes (I32 to F32,
+     * for one, rounds).
+     *
+     * @param dtype the source dtype
+     * @return the conversion, or empty
+     */
+    public static Optional<Conversion> exactToF32(Dtype dtype) {
+        return dtype.bits() <= 16 ? toF32(dtype) : Optional.empty();
+    }
+
+    /**
      * The kernel from {@code source} to {@code target}: the exact or round-to-nearest-even one, or
      * the round-toward-zero one when {@code truncate} (which exists only for F32 to F16/BF16).
      * Empty when no single kernel does it, e.g. F64 to F16 (two roundings) or BF16 to F64 (widen to

@@ -7,7 +7,8 @@ import static io.github.semyonsinchenko.safetensors.kernels.Arguments.requireLit
 import static io.github.semyonsinchenko.safetensors.kernels.Arguments.slice;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -206,15 +207,10 @@ public final class Kernels {
     public static boolean canConvert(Dtype from, Dtype to) {
         Objects.requireNonNull(from, "from");
         Objects.requireNonNull(to, "to");
-        return from == to || Conversion.of(from, to).isPresent() || to == Dtype.F64 && widensExactlyToF32(from);
+        return from == to || Conversion.of(from, to).isPresent()
+                || to == Dtype.F64 && Conversion.exactToF32(from).isPresent();
     }
 
-    private static boolean widensExactlyToF32(Dtype d) {
-        return switch (d) {
-            case F16, BF16, F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ, I8, U8, I16, U16 -> true;
-            default -> false;
-        };
-    }
 
     /**
      * Converts {@code count} elements of dtype {@code from} at the start of {@code src} to {@code to}

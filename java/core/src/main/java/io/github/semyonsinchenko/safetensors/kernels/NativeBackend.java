@@ -152,7 +152,7 @@ final class NativeBackend extends Backend {
     /**
      * ST_ERR_FAULT: the kernel's memory access faulted (a mapped file truncated under it) and the
      * library's fault guard turned the signal into a status. {@link Kernels} turns this into a
-     * {@link io.github.semyonsinchenko.safetensors.format.MappedFileFaultException} naming the file.
+     * {@link io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException} naming the file.
      */
     static final class Fault extends RuntimeException {
         private static final long serialVersionUID = 1L;

@@ -17,6 +17,7 @@ import static jdk.incubator.vector.VectorOperators.S2F;
 import static jdk.incubator.vector.VectorOperators.ZERO_EXTEND_B2I;
 import static jdk.incubator.vector.VectorOperators.ZERO_EXTEND_S2I;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
@@ -38,7 +39,7 @@ import jdk.incubator.vector.VectorSpecies;
  * (plus two exact float tricks, noted where used); the tails run {@link ScalarBackend}.
  */
 final class VectorBackend extends JavaBackend {
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final ByteOrder LE = LittleEndian.ORDER;
 
     /** N int/float lanes: the preferred shape. */
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;

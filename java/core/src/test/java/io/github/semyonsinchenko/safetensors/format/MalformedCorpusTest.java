@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.semyonsinchenko.safetensors.io.SafetensorsBuffer;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -98,7 +99,7 @@ class MalformedCorpusTest {
             }
         });
         check(e, file, file.toString(), () -> {
-            try (SafetensorsFile f = SafetensorsFile.open(file, SafetensorsFile.Sharing.CONFINED)) {
+            try (SafetensorsFile f = SafetensorsFile.open(file, MappedFile.Sharing.CONFINED)) {
                 fail("opened " + f);
             }
         });

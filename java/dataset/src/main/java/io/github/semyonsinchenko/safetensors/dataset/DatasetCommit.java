@@ -10,9 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileContext;
@@ -87,72 +85,21 @@ public final class DatasetCommit {
             }
         }
 
-        /** Reads the policy options (names case-insensitive); absent ones keep their defaults. */
-        public static Policy parse(Map<String, String> options) {
-            Map<String, String> o = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-            options.forEach((k, v) -> {
-                if (v != null) {
-                    o.put(k, v);
-                }
-            });
-            int retain = DEFAULT.retainVersions;
-            if (o.containsKey(RETAIN_VERSIONS)) {
-                try {
-                    retain = Integer.parseInt(o.get(RETAIN_VERSIONS).trim());
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("'" + RETAIN_VERSIONS + "' must be an integer >= 0, not \""
-                            + o.get(RETAIN_VERSIONS) + "\"");
-                }
-            }
-            Duration age = o.containsKey(ORPHAN_AGE) ? parseDuration(ORPHAN_AGE, o.get(ORPHAN_AGE)) : DEFAULT.orphanAge;
-            boolean fsync = DEFAULT.fsync;
-            if (o.containsKey(FSYNC)) {
-                fsync = switch (o.get(FSYNC).trim().toLowerCase(Locale.ROOT)) {
-                    case "true" -> true;
-                    case "false" -> false;
-                    default -> throw new IllegalArgumentException("'" + FSYNC + "' must be true or false, not \""
-                            + o.get(FSYNC) + "\"");
-                };
-            }
-            ManifestWrite write = DEFAULT.manifestWrite;
-            if (o.containsKey(MANIFEST_WRITE)) {
-                write = switch (o.get(MANIFEST_WRITE).trim().toLowerCase(Locale.ROOT)) {
-                    case "auto" -> ManifestWrite.AUTO;
-                    case "rename" -> ManifestWrite.RENAME;
-                    case "put" -> ManifestWrite.PUT;
-                    default -> throw new IllegalArgumentException("'" + MANIFEST_WRITE + "' must be auto, rename or "
-                            + "put, not \"" + o.get(MANIFEST_WRITE) + "\"");
-                };
-            }
-            return new Policy(retain, age, fsync, write);
-        }
-
-        /** {@code 90s}, {@code 30m}, {@code 12h}, {@code 7d}, or a plain number of seconds. */
-        public static Duration parseDuration(String option, String value) {
-            String v = value.trim().toLowerCase(Locale.ROOT);
-            try {
-                if (v.endsWith("ms")) {
-                    return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-                }
-                char unit = v.isEmpty() ? ' ' : v.charAt(v.length() - 1);
-                String digits = Character.isDigit(unit) ? v : v.substring(0, v.length() - 1);
-                long n = Long.parseLong(digits);
-                return switch (unit) {
-                    case 's' -> Duration.ofSeconds(n);
-                    case 'm' -> Duration.ofMinutes(n);
-                    case 'h' -> Duration.ofHours(n);
-                    case 'd' -> Duration.ofDays(n);
-                    default -> {
-                        if (!Character.isDigit(unit)) {
-                            throw new NumberFormatException(value);
-                        }
-                        yield Duration.ofSeconds(n);
-                    }
-                };
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("'" + option + "' must be a duration such as 90s, 30m, 12h or 7d, "
-                        + "not \"" + value + "\"");
-            }
+        /**
+         * Reads the policy options among {@code options} (those of a write, or the CLI's vacuum flags);
+         * absent ones keep their defaults.
+         *
+         * @param options the options, read strictly
+         * @return the policy
+         * @throws io.github.semyonsinchenko.safetensors.options.OptionException for a bad value
+         */
+        public static Policy parse(io.github.semyonsinchenko.safetensors.options.Options options) {
+            return new Policy(
+                    options.intValue(RETAIN_VERSIONS, DEFAULT.retainVersions, 0, Integer.MAX_VALUE, "versions"),
+                    options.duration(ORPHAN_AGE, DEFAULT.orphanAge),
+                    options.bool(FSYNC, DEFAULT.fsync),
+                    options.choice(MANIFEST_WRITE, DEFAULT.manifestWrite,
+                            io.github.semyonsinchenko.safetensors.options.Options.lowerCaseNames(ManifestWrite.class)));
         }
     }
 

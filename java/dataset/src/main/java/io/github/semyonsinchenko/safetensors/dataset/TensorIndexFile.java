@@ -5,8 +5,10 @@ import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -118,13 +120,44 @@ public final class TensorIndexFile {
     }
 
     /**
+     * The dataset files (names relative to the root, as in the index) holding any of {@code keys}.
+     *
+     * @param index the index file or directory
+     * @param commitId the commit the manifest names as the index's (null for manifests without one)
+     * @throws StaleIndexException if the index is of another commit
+     */
+    public static Set<String> filesHoldingKeys(Path index, String commitId, Set<String> keys, Configuration conf)
+            throws IOException {
+        Set<String> out = new LinkedHashSet<>();
+        scan(index, conf, commitId, List.of("tensor_key", "file_name"), g -> {
+            if (keys.contains(g.getString("tensor_key", 0))) {
+                out.add(g.getString("file_name", 0));
+            }
+        });
+        return out;
+    }
+
+    /**
+     * The distinct {@code column} values of the index, in order of first appearance.
+     *
+     * @param index the index file or directory
+     * @param commitId the commit the manifest names as the index's (null for manifests without one)
+     * @throws StaleIndexException if the index is of another commit
+     */
+    public static List<String> columns(Path index, String commitId, Configuration conf) throws IOException {
+        Set<String> out = new LinkedHashSet<>();
+        scan(index, conf, commitId, List.of("column"), g -> out.add(g.getString("column", 0)));
+        return new ArrayList<>(out);
+    }
+
+    /**
      * Reads {@code columns} of every row of the index (a file, or a directory of part files written
      * by hand), each part through one open file: the footer that is checked against
      * {@code commitId} (null: a manifest from before commit ids, whose index has none either) is the footer of the rows read, even while a commit
      * replaces the index. A mismatch is a {@link StaleIndexException}; callers fall back to the
      * shards' headers, which give the same answers.
      */
-    public static void scan(Path index, Configuration conf, String commitId, List<String> columns,
+    static void scan(Path index, Configuration conf, String commitId, List<String> columns,
                             Consumer<Group> each) throws IOException {
         for (Path part : parts(index, conf)) {
             try (ParquetFileReader r = ParquetFileReader.open(HadoopInputFile.fromPath(part, conf))) {

@@ -4,30 +4,41 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.semyonsinchenko.safetensors.options.OptionException;
+import io.github.semyonsinchenko.safetensors.options.Options;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PolicyTest {
+    private static DatasetCommit.Policy parse(String name, String value) {
+        return DatasetCommit.Policy.parse(Options.of("safetensors write", Map.of(name, value)));
+    }
+
     @Test
     void optionsParseCaseInsensitivelyWithDefaults() {
         assertEquals(1, DatasetCommit.Policy.DEFAULT.retainVersions());
         assertEquals(Duration.ofDays(1), DatasetCommit.Policy.DEFAULT.orphanAge());
-        assertEquals(90, DatasetCommit.Policy.parse(Map.of("ORPHAN_AGE", "90s")).orphanAge().toSeconds());
-        assertEquals(Duration.ofMillis(250), DatasetCommit.Policy.parse(Map.of("orphan_age", "250ms")).orphanAge());
-        assertEquals(Duration.ofDays(7), DatasetCommit.Policy.parse(Map.of("orphan_age", "7d")).orphanAge());
-        assertEquals(3, DatasetCommit.Policy.parse(Map.of("retain_versions", " 3 ")).retainVersions());
-        assertTrue(DatasetCommit.Policy.parse(Map.of("fsync", "TRUE")).fsync());
+        assertEquals(DatasetCommit.Policy.DEFAULT, DatasetCommit.Policy.parse(Options.of("x", Map.of())));
+        assertEquals(90, parse("ORPHAN_AGE", "90s").orphanAge().toSeconds());
+        assertEquals(Duration.ofMillis(250), parse("orphan_age", "250ms").orphanAge());
+        assertEquals(Duration.ofDays(7), parse("orphan_age", "7d").orphanAge());
+        assertEquals(3, parse("retain_versions", " 3 ").retainVersions());
+        assertTrue(parse("fsync", "TRUE").fsync());
+        assertEquals(DatasetCommit.ManifestWrite.PUT, parse("manifest_write", "Put").manifestWrite());
     }
 
     @Test
     void badValuesNameTheOptionAndWhatIsAllowed() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> DatasetCommit.Policy.parse(Map.of("retain_versions", "-1")));
-        assertTrue(e.getMessage().contains("'retain_versions' must be >= 0"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> DatasetCommit.Policy.parse(Map.of("orphan_age", "soon")));
-        assertTrue(e.getMessage().contains("'orphan_age' must be a duration"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> DatasetCommit.Policy.parse(Map.of("fsync", "yes")));
-        assertTrue(e.getMessage().contains("'fsync' must be true or false"), e.getMessage());
+        OptionException e = assertThrows(OptionException.class, () -> parse("retain_versions", "-1"));
+        assertEquals("safetensors write option 'retain_versions' is '-1'; allowed: a whole number of versions at"
+                + " least 0 (default 1)", e.getMessage());
+        e = assertThrows(OptionException.class, () -> parse("orphan_age", "soon"));
+        assertTrue(e.getMessage().endsWith("'orphan_age' is 'soon'; allowed: a duration such as 90s, 30m, 12h or 7d"),
+                e.getMessage());
+        e = assertThrows(OptionException.class, () -> parse("fsync", "yes"));
+        assertTrue(e.getMessage().endsWith("'fsync' is 'yes'; allowed: true, false (default)"), e.getMessage());
+        e = assertThrows(OptionException.class, () -> parse("manifest_write", "copy"));
+        assertTrue(e.getMessage().endsWith("allowed: auto (default), rename, put"), e.getMessage());
     }
 }

@@ -26,16 +26,9 @@ final class TensorHandOut {
 
     /** The dtype {@code stored} is handed out as: the conversion target for floats a kernel converts. */
     Dtype target(Dtype stored) {
-        boolean convert = convertTo != null && convertTo != stored && isFloat(stored)
+        boolean convert = convertTo != null && convertTo != stored && stored.isFloatingPoint()
                 && Kernels.canConvert(stored, convertTo);
         return convert ? convertTo : stored;
-    }
-
-    private static boolean isFloat(Dtype d) {
-        return switch (d) {
-            case F16, BF16, F32, F64, F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ -> true;
-            default -> false;
-        };
     }
 
     /**

@@ -5,6 +5,7 @@ import io.github.semyonsinchenko.safetensors.dataset.ColumnSchema;
 import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
 import io.github.semyonsinchenko.safetensors.dataset.Manifest;
 import io.github.semyonsinchenko.safetensors.dataset.Shard;
+import io.github.semyonsinchenko.safetensors.dataset.TensorIndexFile;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -125,7 +126,7 @@ public final class DatasetResolver {
             if (naming.isEmpty() && indexPath != null) {
                 // A manifest without a schema: the index names the columns.
                 try {
-                    naming.addAll(TensorIndex.columns(indexPath, indexCommitId, conf));
+                    naming.addAll(TensorIndexFile.columns(new Path(indexPath), indexCommitId, conf));
                 } catch (IOException e) {
                     throw Errors.analysis("cannot read the tensor index " + indexPath + ": " + e.getMessage(), e);
                 }

@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
+import io.github.semyonsinchenko.safetensors.dataset.TensorIndexFile;
 import io.github.semyonsinchenko.safetensors.spark.conf.SparkHadoopConfs;
 import io.github.semyonsinchenko.safetensors.spark.entry.CheckedInputPartition;
 import io.github.semyonsinchenko.safetensors.spark.entry.CheckedReaderFactory;
@@ -93,10 +94,11 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         Set<String> wanted = new HashSet<>();
         Configuration conf = hadoopConf(SparkSession.active());
         try {
-            for (String f : TensorIndex.filesHoldingKeys(dataset.indexPath(), dataset.indexCommitId(), keys, conf)) {
+            for (String f : TensorIndexFile.filesHoldingKeys(new Path(dataset.indexPath()),
+                    dataset.indexCommitId(), keys, conf)) {
                 wanted.add(new Path(root, f).toString());
             }
-        } catch (io.github.semyonsinchenko.safetensors.dataset.TensorIndexFile.StaleIndexException e) {
+        } catch (TensorIndexFile.StaleIndexException e) {
             // A commit replaced the index after this manifest was read: every file, same rows.
             return null;
         } catch (java.io.IOException e) {

@@ -82,14 +82,6 @@ final class ShardBuffer implements AutoCloseable {
         position = 0;
     }
 
-    long reservedBytes() {
-        long total = 0;
-        for (Chunk c : chunks) {
-            total += c.size();
-        }
-        return total;
-    }
-
     /** Hands the chunks to the pool (or frees them when it is full). Idempotent. */
     @Override
     public void close() {

@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -50,8 +49,6 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * least recently used stream, its open batch becoming a tail.
  */
 final class ShardDataWriter implements DataWriter<InternalRow> {
-    /** Rough JSON bytes per tensor entry, besides the name and the shape digits. */
-    private static final long HEADER_BYTES_PER_TENSOR = 64;
     /** Batch mode: shape streams a task keeps open at once (each holds an open batch in memory). */
     static final int MAX_OPEN_SHAPES = 8;
     /** Memory chunks of the shape streams after the first: their batches are usually few. */
@@ -308,8 +305,8 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
     private long batchBytes(ShapeStream s) {
         long total = 0;
         for (int c = 0; c < encoders.length; c++) {
-            total += s.sampleBytes[c] * options.batchSize + HEADER_BYTES_PER_TENSOR + encoders[c].spec.name().length()
-                    + 7 + 21L * (s.schema[c].shape().length + 1);
+            total += s.sampleBytes[c] * options.batchSize
+                    + Header.maxEntryBytes(batchTensorName(s, encoders[c].spec.name()), s.schema[c].shape().length + 1);
         }
         return total;
     }
@@ -319,8 +316,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         for (int c = 0; c < encoders.length; c++) {
             String column = encoders[c].spec.name();
             long[] shape = withBatchDim(rows, s.schema[c].shape());
-            String name = options.packBatches ? TensorNames.packedBatch(column, s.shard.batches)
-                    : TensorNames.batch(column);
+            String name = batchTensorName(s, column);
             s.shard.pending.add(new Pending(name, Dtype.fromName(s.schema[c].dtype()), shape,
                     s.slices[c].asSlice(0, rows * s.sampleBytes[c]), column, column));
         }
@@ -397,7 +393,12 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
     }
 
     private static long headerBytes(String name, long[] shape) {
-        return HEADER_BYTES_PER_TENSOR + name.getBytes(StandardCharsets.UTF_8).length + 21L * shape.length;
+        return Header.maxEntryBytes(name, shape.length);
+    }
+
+    /** The name of the tensor of {@code column} in the stream's current batch. */
+    private String batchTensorName(ShapeStream s, String column) {
+        return options.packBatches ? TensorNames.packedBatch(column, s.shard.batches) : TensorNames.batch(column);
     }
 
     /** Streams the shard's tensors into a new file in the attempt directory. */

@@ -184,7 +184,7 @@ class TensorFunctionsTest {
         assertFalse(expressions.stream().anyMatch(e -> e instanceof CodegenFallback), plan.treeString());
         assertFalse(expressions.stream().anyMatch(e -> e instanceof TensorExpression), "replaced by the optimizer");
         assertEquals(3, expressions.stream().filter(e -> e instanceof StaticInvoke s
-                && s.staticObject() == TensorCodec.class).count(), plan.treeString());
+                && s.staticObject() == TensorFunctionEval.class).count(), plan.treeString());
         assertEquals(8, df.collectAsList().size());
     }
 

@@ -8,6 +8,7 @@ import io.github.semyonsinchenko.safetensors.dataset.DatasetCommit;
 import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
 import io.github.semyonsinchenko.safetensors.dataset.Manifest;
 import io.github.semyonsinchenko.safetensors.dataset.Vacuum;
+import io.github.semyonsinchenko.safetensors.options.Options;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,7 +119,7 @@ class VacuumTest {
         assertTrue(dry.contains("TEMPORARY"), dry);
 
         byte[] committed = Files.readAllBytes(root.resolve(DatasetLayout.MANIFEST));
-        String applied = vacuum(root, DatasetCommit.Policy.parse(Map.of("retain_versions", "0")), false);
+        String applied = vacuum(root, DatasetCommit.Policy.parse(Options.of("vacuum", Map.of("retain_versions", "0"))), false);
         assertTrue(applied.contains("SUPERSEDED") && applied.contains("HISTORY"), applied);
         Set<String> want = new TreeSet<>(v3);
         want.addAll(List.of(DatasetLayout.MANIFEST, DatasetLayout.INDEX_FILE, "notes.txt", "model.safetensors",
