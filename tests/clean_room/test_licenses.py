@@ -16,7 +16,7 @@ SKIP = ("-tests.jar", "-sources.jar", "-javadoc.jar", "-test-sources.jar")
 
 def runtime_jars():
     jars = [p for p in ROOT.glob("**/target/*.jar")
-            if not p.name.endswith(SKIP) and "bench" not in p.parts and "hdfs-testkit" not in p.parts
+            if not p.name.endswith(SKIP) and "bench" not in p.parts and "testkit-hdfs" not in p.parts
             and ".venv" not in p.parts]
     return sorted(jars)
 

@@ -36,7 +36,7 @@ public final class MiniHdfs implements AutoCloseable {
         Path cp = Path.of(cpFile);
         if (!Files.isRegularFile(cp)) {
             throw new IllegalStateException("MiniDFSCluster classpath file " + cp.toAbsolutePath() + " is missing: "
-                    + "build the spark/hdfs-testkit module first (it is in the reactor before the loader and spark, "
+                    + "build the java/testkit-hdfs module first (it is in the reactor before the loader and spark, "
                     + "e.g. mvn -pl java/loader -am verify)");
         }
         List<URL> urls = new ArrayList<>();
