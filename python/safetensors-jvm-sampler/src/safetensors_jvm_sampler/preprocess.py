@@ -23,7 +23,7 @@ from pathlib import Path
 from safetensors_jvm_runtime import MIN_JAVA, VECTOR_MODULE, JarNotFoundError, JdkNotFoundError, find_jar, find_jdk
 
 JAR_ENV = "SAFETENSORS_PREPROCESS_JAR"
-JAR_GLOB = "safetensors-sampler-spark-[0-9]*-all.jar"
+JAR_GLOB = "safetensors-preprocess_2.13-[0-9]*-all.jar"
 CHECKOUT_TARGET = "spark/preprocess/target"
 _PKG = "io.github.semyonsinchenko.safetensors.preprocess"
 MAIN_CLASSES = {"preprocess": f"{_PKG}.PreprocessMain", "generate": f"{_PKG}.GenerateMain"}
