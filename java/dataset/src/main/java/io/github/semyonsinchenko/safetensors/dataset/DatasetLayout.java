@@ -7,9 +7,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The names of everything in a dataset directory (format/dataset.md). Every name is formatted with
- * {@link Locale#ROOT}: under a locale with other digits ({@code ar-EG}) {@code %05d} would not give
- * ASCII digits.
+ * The names of everything in a dataset directory (format/dataset.md), and the one rule for a path a
+ * manifest names ({@link #relativePath}). Every name is formatted with {@link Locale#ROOT}: under a
+ * locale with other digits ({@code ar-EG}) {@code %05d} would not give ASCII digits.
  */
 public final class DatasetLayout {
     private DatasetLayout() {}
@@ -27,13 +27,26 @@ public final class DatasetLayout {
     public static final String INDEX_FILE = INDEX + "/part-00000.parquet";
     /** Task output before the job commit: {@code _staging/<job>/attempt-<partition>-<task>/}. */
     public static final String STAGING = "_staging";
-    /** One copy of every committed manifest: {@code _manifests/<version, 20 digits>.json}. */
+    /**
+     * Every committed version: {@code _manifests/<version, 20 digits>.json}. Creating the next entry,
+     * atomically and only if absent, is the commit ({@link DatasetCommit}); {@link #MANIFEST} is a
+     * copy of the newest entry.
+     */
     public static final String HISTORY = "_manifests";
+    /**
+     * Each version's own tensor index, immutable once written: {@code _index/<version, 20 digits>-<uuid>.parquet}
+     * (what the manifest's {@code index.file} names). {@link #INDEX_FILE} is a copy of the newest for
+     * tools that read the index by its directory name.
+     */
+    public static final String INDEX_VERSIONS = "_index";
     public static final String EXTENSION = ".safetensors";
 
     private static final Pattern SHARD_NAME = Pattern.compile("part-[0-9]{5,}-.*\\.safetensors");
     private static final Pattern HISTORY_NAME = Pattern.compile("([0-9]{20})\\.json");
     private static final Pattern TEMP_NAME = Pattern.compile("\\..+\\.[0-9a-f-]{36}\\.tmp");
+    private static final Pattern INDEX_VERSION_NAME = Pattern.compile("([0-9]{20})-[0-9a-f-]{36}\\.parquet");
+    /** A colon before the first slash: a URI scheme (or a drive letter) to Hadoop, never a relative name. */
+    private static final Pattern SCHEME = Pattern.compile("[^/]*:.*");
 
     /** The dataset root of an index file: its directory's parent ({@link #INDEX_FILE}), or its directory (earlier versions). */
     public static org.apache.hadoop.fs.Path rootOfIndex(org.apache.hadoop.fs.Path indexFile) {
@@ -61,6 +74,60 @@ public final class DatasetLayout {
     /** The staging directory of one task attempt under the job's staging directory. */
     public static String attemptDirName(int partitionId, long taskId) {
         return String.format(Locale.ROOT, "attempt-%05d-%d", partitionId, taskId);
+    }
+
+    /** The name of version {@code version}'s own index under {@link #INDEX_VERSIONS}, unique per attempt. */
+    public static String indexVersionFile(long version, UUID attempt) {
+        return INDEX_VERSIONS + "/" + String.format(Locale.ROOT, "%020d-%s.parquet", version, attempt);
+    }
+
+    /** The version an {@link #INDEX_VERSIONS} entry was written for, if the name is one. */
+    public static OptionalLong indexVersion(String name) {
+        Matcher m = INDEX_VERSION_NAME.matcher(name);
+        return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+    }
+
+    /**
+     * A path a manifest names (a shard, the index), normalised: relative to the dataset root, segments
+     * joined by {@code /}, without empty or {@code .} segments ({@code ./part-1} is {@code part-1}).
+     * Everything is compared in this form (reads, vacuum, cleanup, commit).
+     *
+     * @param path the path as written
+     * @param source the manifest, for the message
+     * @return the normalised relative path
+     * @throws DatasetException ({@link DatasetRule#PATH_OUTSIDE_ROOT}) for an empty or absolute path, one
+     *     with a scheme ({@code file:}, {@code s3a:}), a backslash, or a {@code ..} segment
+     */
+    public static String relativePath(String path, String source) throws DatasetException {
+        String why = null;
+        if (path == null || path.isEmpty()) {
+            why = "an empty path";
+        } else if (path.startsWith("/")) {
+            why = "an absolute path";
+        } else if (SCHEME.matcher(path).matches()) {
+            why = "a path with a scheme";
+        } else if (path.indexOf('\\') >= 0) {
+            why = "a path with a backslash";
+        }
+        StringBuilder out = new StringBuilder();
+        if (why == null) {
+            for (String segment : path.split("/", -1)) {
+                if (segment.equals("..")) {
+                    why = "a path with a '..' segment";
+                    break;
+                }
+                if (!segment.isEmpty() && !segment.equals(".")) {
+                    out.append(out.isEmpty() ? "" : "/").append(segment);
+                }
+            }
+            if (why == null && out.isEmpty()) {
+                why = "a path naming the root itself";
+            }
+        }
+        if (why != null) {
+            throw new DatasetException(DatasetRule.PATH_OUTSIDE_ROOT, source, why + ": \"" + path + "\"");
+        }
+        return out.toString();
     }
 
     public static String historyName(long version) {

@@ -10,7 +10,8 @@ import io.github.semyonsinchenko.safetensors.spark.tensor.ElementType;
 import io.github.semyonsinchenko.safetensors.spark.tensor.TensorEncoding;
 import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import io.github.semyonsinchenko.safetensors.dataset.AppendRules;
-import io.github.semyonsinchenko.safetensors.dataset.DatasetCommit;
+import io.github.semyonsinchenko.safetensors.dataset.CommitPolicy;
+import io.github.semyonsinchenko.safetensors.dataset.Layout;
 import io.github.semyonsinchenko.safetensors.dataset.OptionNames;
 import io.github.semyonsinchenko.safetensors.dataset.TensorNames;
 import java.io.Serial;
@@ -59,7 +60,7 @@ final class WriteOptions implements Serializable {
     private static Set<String> knownOptions() {
         Set<String> k = new java.util.HashSet<>(Set.of("path", COLUMNS, DTYPE, SHAPES, BATCH_SIZE, NAME_COL,
                 TAIL_STRATEGY, DUPLICATES_STRATEGY, GENERATE_INDEX, TARGET_SHARD_SIZE_MB, KV_SEPARATOR, PACK_BATCHES));
-        k.addAll(DatasetCommit.Policy.OPTIONS);
+        k.addAll(CommitPolicy.OPTIONS);
         return Set.copyOf(k);
     }
 
@@ -92,12 +93,12 @@ final class WriteOptions implements Serializable {
     final boolean generateIndex;
     final long targetShardBytes;
     final SaveMode saveMode;
-    final DatasetCommit.Policy commitPolicy;
+    final CommitPolicy commitPolicy;
 
     private WriteOptions(String path, Mode mode, List<ColumnSpec> columns, int batchSize, Tail tail,
                          boolean packBatches, String nameCol, int nameOrdinal, Duplicates duplicates,
                          String kvSeparator, boolean generateIndex, long targetShardBytes, SaveMode saveMode,
-                         DatasetCommit.Policy commitPolicy) {
+                         CommitPolicy commitPolicy) {
         this.path = path;
         this.mode = mode;
         this.columns = List.copyOf(columns);
@@ -114,12 +115,15 @@ final class WriteOptions implements Serializable {
         this.commitPolicy = commitPolicy;
     }
 
+    /** The write's layout, as the manifest records it. */
+    Layout layout() {
+        return mode == Mode.BATCH ? Layout.batch(batchSize, tail.name().toLowerCase(Locale.ROOT), packBatches)
+                : Layout.kv(nameCol, kvSeparator);
+    }
+
     /** Why this write cannot append to {@code old}, or null (the one rule: {@link AppendRules}). */
     String appendProblem(io.github.semyonsinchenko.safetensors.dataset.Manifest old) {
-        boolean batch = mode == Mode.BATCH;
-        return AppendRules.layoutProblem(old, batch ? "batch" : "kv", batch ? batchSize : null,
-                batch ? tail.name().toLowerCase(Locale.ROOT) : null, batch ? null : kvSeparator,
-                columns.stream().map(ColumnSpec::name).toList());
+        return AppendRules.layoutProblem(old, layout(), columns.stream().map(ColumnSpec::name).toList());
     }
 
     /** Parses and validates everything that can be known before a task runs. */
@@ -265,9 +269,9 @@ final class WriteOptions implements Serializable {
             specs.add(columnSpec(schema.fields()[ordinal], ordinal, dtype, shapes.get(name)));
         }
 
-        DatasetCommit.Policy policy;
+        CommitPolicy policy;
         try {
-            policy = DatasetCommit.Policy.parse(options.asCaseSensitiveMap());
+            policy = CommitPolicy.parse(options.asCaseSensitiveMap());
         } catch (IllegalArgumentException e) {
             throw analysis(e.getMessage());
         }
