@@ -8,7 +8,7 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 suite="$ST_ROOT/tests/pyspark_interop"
 
-# The supported runtimes; README and .github/workflows/ci.yml list the same (a test checks it).
+# The supported runtimes; docs/spark.md and .github/workflows/ci.yml list the same (a test checks the workflow).
 SUPPORTED_PYSPARK=(4.2.0 4.2.1 4.3.0)
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=("${SUPPORTED_PYSPARK[@]}")
@@ -28,7 +28,7 @@ for v in "${versions[@]}"; do
   override="$(mktemp)"
   echo "pyspark==$v" > "$override"
   st_uv pip install --quiet --python "$venv/bin/python" -r "$suite/pyproject.toml" --override "$override"
-  st_uv pip install --quiet --python "$venv/bin/python" --reinstall-package safetensors-spark "$ST_ROOT/python[mlflow]"
+  st_uv pip install --quiet --python "$venv/bin/python" --reinstall-package safetensors-spark "$ST_ROOT/python/safetensors-spark[mlflow]"
   rm -f "$override"
   echo "==> PySpark $v: $("$venv/bin/python" -c 'import pyspark; print(pyspark.__version__)') on $(java -version 2>&1 | head -n 1)"
   # shellcheck disable=SC2086

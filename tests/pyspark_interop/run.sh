@@ -15,7 +15,7 @@ if ! compgen -G "$ST_ROOT/spark/target/safetensors-spark_2.13-*-all.jar" > /dev/
 fi
 
 # pyproject.toml pins exact versions; the lock file uv writes stays local (git-ignored).
-# --inexact keeps the package under test, installed next from the working tree (python/).
+# --inexact keeps the package under test, installed next from the working tree (python/safetensors-spark).
 st_uv sync --quiet --inexact
-st_uv pip install --quiet --python .venv/bin/python --reinstall-package safetensors-spark "$ST_ROOT/python[mlflow]"
+st_uv pip install --quiet --python .venv/bin/python --reinstall-package safetensors-spark "$ST_ROOT/python/safetensors-spark[mlflow]"
 st_uv run --no-sync pytest -q "$@"

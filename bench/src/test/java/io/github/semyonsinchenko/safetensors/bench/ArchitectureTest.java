@@ -28,7 +28,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The dependency rules of the README's layout, checked on the compiled main classes of every module
+ * The dependency rules of the layout in docs/development.md, checked on the compiled main classes of every module
  * of the repository (each {@code <module>/target/classes}, so modules added later are covered once
  * they are built; this module runs last in the reactor and depends on cli and spark so they are).
  */

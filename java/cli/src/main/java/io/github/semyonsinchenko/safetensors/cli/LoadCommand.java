@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
                     + " digest (sum over tensors of CRC32C(name) << 32 | CRC32C(bytes)): the digests of all ranks"
                     + " add up to the digest of a single-rank load, and --legacy gives the same digest.",
             "Knobs not given here come from safetensors.loader.* system properties or SAFETENSORS_LOADER_*"
-                    + " environment variables (see the README)."
+                    + " environment variables (see docs/loader.md)."
         })
 final class LoadCommand implements Callable<Integer> {
     @Spec

@@ -22,7 +22,7 @@ import java.util.function.Consumer;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Builds a relational-sampler database (headwater's format, spec in the README) from headwater's
+ * Builds a relational-sampler database (headwater's format, guide in docs/preprocess.md) from headwater's
  * input, {@code D/metadata/X.json} and {@code D/raw/X/<table>.parquet}, with Spark.
  *
  * <p>Every per-row step runs in Spark: casts, vocabularies, text lookups, FK resolution, the CSR

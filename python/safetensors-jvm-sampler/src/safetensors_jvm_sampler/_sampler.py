@@ -9,7 +9,6 @@ reuses the memory only after the last array over it is gone. There is deliberate
 
 from __future__ import annotations
 
-import atexit
 import os
 import threading
 import weakref
@@ -17,6 +16,7 @@ import weakref
 import jpype
 import numpy as np
 
+from . import _lifecycle
 from ._errors import SamplerConfigError, SamplerError, SamplerShutdown, java_message
 from ._jvm import start_jvm
 
@@ -104,23 +104,6 @@ def _u32(name: str, value) -> int:
     return v
 
 
-_live: "weakref.WeakSet[Sampler]" = weakref.WeakSet()
-_exit_hook_registered = False
-
-
-def _register_exit_hook():
-    # Registered after JPype's own exit hook (which shuts the JVM down), so it runs before it.
-    global _exit_hook_registered
-    if not _exit_hook_registered:
-        _exit_hook_registered = True
-        atexit.register(_shutdown_all)
-
-
-def _shutdown_all():
-    for s in list(_live):
-        s.shutdown()
-
-
 def _shutdown_java(jsampler):
     if jpype.isJVMStarted():
         jsampler.shutdown()
@@ -149,7 +132,7 @@ class Sampler:
             raise SamplerConfigError(
                 f"Failed to create sampler: split_ratios must be three numbers, got {split_ratios!r}") from None
         start_jvm()
-        _register_exit_hook()  # also when the JVM was started by someone else
+        _lifecycle.register_exit_hook()  # also when the JVM was started by someone else
         J = _J.load()
         try:
             b = J.SamplerConfig.builder()
@@ -178,7 +161,7 @@ class Sampler:
         self._typestrs = None
         self._finalizer = weakref.finalize(self, _shutdown_java, jsampler)
         self._finalizer.atexit = False  # the exit hook below runs first, while the JVM is up
-        _live.add(self)
+        _lifecycle.track(self)
 
     # -- batches ---------------------------------------------------------------------------------
 
@@ -264,7 +247,7 @@ class Sampler:
         # callbacks before our exit hook gets here.
         if self._finalizer is not None and self._finalizer.detach() is not None:
             _shutdown_java(self._jsampler)
-        _live.discard(self)
+        _lifecycle.untrack(self)
 
     @property
     def java_sampler(self):

@@ -6,7 +6,7 @@ import pytest
 
 import safetensors_jvm_sampler as hw
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HEADWATER = ROOT / "java" / "sampler" / "src" / "test" / "resources" / "headwater-tiny" / "expected"
 
 

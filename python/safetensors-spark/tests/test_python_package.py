@@ -1,4 +1,4 @@
-"""The pure-Python package safetensors_spark (python/) on datasets written by the connector."""
+"""The package on datasets written by the connector (and on hand-written ones)."""
 
 import json
 import pickle

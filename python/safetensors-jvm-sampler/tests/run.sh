@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Python sampler suite: the python-sampler package (JPype, zero-copy numpy batches) against the
-# Java sampler and headwater's reference batches, memory safety, lifecycle, and a JAX loop (pytest, via uv).
+# The sampler binding's tests (safetensors_jvm_sampler: JPype, zero-copy numpy batches) against the
+# Java sampler and headwater's reference batches, memory safety, lifecycle, and a JAX loop (pytest,
+# via uv, in this package's own environment with its "test" dependency group).
 # Needs java/sampler/target/safetensors-sampler-<version>-all.jar: 'mvn -B -ntp -DskipTests package'.
 set -euo pipefail
-source "$(dirname "$0")/../../scripts/env.sh"
-cd "$ST_ROOT/tests/python_sampler"
+source "$(dirname "$0")/../../../scripts/env.sh"
+cd "$ST_ROOT/python/safetensors-jvm-sampler"
 
 jar=$(compgen -G "$ST_ROOT/java/sampler/target/safetensors-sampler-*-all.jar" | head -n 1 || true)
 if [ -z "$jar" ]; then
@@ -26,6 +27,6 @@ if [ -z "${UV_PYTHON:-}" ]; then
   done
 fi
 
-# pyproject.toml pins exact versions; the lock file uv writes stays local (git-ignored).
-st_uv sync --quiet
+# The lock file uv writes stays local (git-ignored).
+st_uv sync --quiet --group test
 st_uv run --no-sync pytest -q "$@"

@@ -18,6 +18,9 @@ from pathlib import Path
 
 import jpype
 
+from . import _lifecycle
+from ._errors import SamplerError
+
 MIN_JAVA = 25
 JAR_ENV = "SAFETENSORS_SAMPLER_JAR"
 JAR_GLOB = "safetensors-sampler-*-all.jar"
@@ -47,8 +50,6 @@ def _libjvm(home: Path) -> Path | None:
 
 def find_java_home() -> Path:
     """The JDK to embed (see the module docstring); raises SamplerError saying where it looked."""
-    from ._errors import SamplerError
-
     env = os.environ.get("JAVA_HOME")
     if env and _java_major(Path(env)) >= MIN_JAVA and _libjvm(Path(env)):
         return Path(env)
@@ -68,8 +69,6 @@ def find_java_home() -> Path:
 
 def find_sampler_jar() -> Path:
     """The sampler's shaded jar (see the module docstring); raises SamplerError naming the options."""
-    from ._errors import SamplerError
-
     env = os.environ.get(JAR_ENV)
     if env:
         if not Path(env).is_file():
@@ -101,8 +100,6 @@ def start_jvm(jar: str | os.PathLike | None = None, java_home: str | os.PathLike
     class directories of your own) follow the sampler jar. Calling it with arguments after the JVM
     is running raises SamplerError, since JPype cannot restart it.
     """
-    from ._errors import SamplerError
-
     with _lock:
         if jpype.isJVMStarted():
             if jar is not None or java_home is not None or jvm_args or extra_classpath:
@@ -120,6 +117,4 @@ def start_jvm(jar: str | os.PathLike | None = None, java_home: str | os.PathLike
             raise SamplerError(f"{jar_path}: no such jar")
         jpype.startJVM(str(libjvm), *DEFAULT_JVM_ARGS, *jvm_args, classpath=[str(jar_path), *(str(p) for p in extra_classpath)],
                        convertStrings=False)
-        from . import _sampler
-
-        _sampler._register_exit_hook()
+        _lifecycle.register_exit_hook()

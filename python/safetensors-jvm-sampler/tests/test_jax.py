@@ -11,7 +11,7 @@ import pytest
 
 import safetensors_jvm_sampler as hw
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "python-sampler" / "examples" / "jax_train.py"
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "jax_train.py"
 
 
 def load_example():
