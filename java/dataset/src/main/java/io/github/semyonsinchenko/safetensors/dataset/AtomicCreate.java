@@ -45,7 +45,7 @@ public enum AtomicCreate {
     /** S3A's create option for a conditional PUT (Hadoop 3.5, HADOOP-19256). */
     static final String S3A_CONDITIONAL_OPTION = "fs.option.create.conditional.overwrite";
 
-    /** Whether concurrent commits are arbitrated by the store. */
+    /** {@return whether concurrent commits are arbitrated by the store} */
     public boolean arbitrates() {
         return this != UNSAFE;
     }

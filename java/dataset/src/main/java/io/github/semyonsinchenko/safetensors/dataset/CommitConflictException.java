@@ -9,11 +9,16 @@ package io.github.semyonsinchenko.safetensors.dataset;
 public final class CommitConflictException extends DatasetException {
     private static final long serialVersionUID = 1L;
 
+    /** The version this commit read. */
     private final long readVersion;
+    /** The version it met. */
     private final long conflictingVersion;
+    /** The commit that made that version, or null. */
     private final String conflictingCommitId;
 
     /**
+     * A conflict between this commit and a newer version.
+     *
      * @param root the dataset root
      * @param readVersion the version this commit read and built on (0: no committed version)
      * @param conflictingVersion the version another commit made in the meantime
@@ -30,17 +35,17 @@ public final class CommitConflictException extends DatasetException {
         this.conflictingCommitId = conflictingCommitId;
     }
 
-    /** The version this commit read and built on (0: no committed version). */
+    /** {@return the version this commit read and built on (0: no committed version)} */
     public long readVersion() {
         return readVersion;
     }
 
-    /** The version another commit made meanwhile. */
+    /** {@return the version another commit made meanwhile} */
     public long conflictingVersion() {
         return conflictingVersion;
     }
 
-    /** That commit's id, or null when its manifest records none. */
+    /** {@return that commit's id, or null when its manifest records none} */
     public String conflictingCommitId() {
         return conflictingCommitId;
     }

@@ -53,6 +53,7 @@ public record CommitPolicy(int retainVersions, Duration orphanAge, boolean fsync
     /** One retained version, orphans after a day, no fsync, automatic manifest write, 10 attempts. */
     public static final CommitPolicy DEFAULT = new CommitPolicy(1, Duration.ofDays(1), false, ManifestWrite.AUTO, 10);
 
+    /** Checks the values: no negative retention or age, at least one attempt. */
     public CommitPolicy {
         if (retainVersions < 0) {
             throw new IllegalArgumentException("'" + RETAIN_VERSIONS + "' must be >= 0, not " + retainVersions);

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * commit reaches that point. Unset (always, outside the tests) it does nothing.
  */
 public final class CrashPoints {
+    /** The system property naming the crash point. */
     public static final String PROPERTY = "safetensors.test.crashAt";
     /** The exit status of a halted JVM, so the test can tell the crash from another failure. */
     public static final int EXIT_STATUS = 86;

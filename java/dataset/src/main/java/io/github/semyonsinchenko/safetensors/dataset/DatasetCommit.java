@@ -85,6 +85,7 @@ public final class DatasetCommit {
      */
     public record Change(Operation operation, Layout layout, List<String> columns, Map<String, ColumnSchema> schema,
                          List<Staged> shards, List<IndexEntry> index, boolean uniqueKeys) {
+        /** Copies the lists and the schema. */
         public Change {
             columns = List.copyOf(columns);
             schema = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(schema));
@@ -101,7 +102,7 @@ public final class DatasetCommit {
      * @param attempts how many versions it tried to claim (1 without a concurrent commit)
      */
     public record Committed(Manifest manifest, boolean committed, int attempts) {
-        /** The version now current. */
+        /** {@return the version now current} */
         public long version() {
             return manifest.version();
         }
@@ -141,12 +142,12 @@ public final class DatasetCommit {
         this.claims = AtomicCreate.of(fs);
     }
 
-    /** The dataset's file system. */
+    /** {@return the dataset's file system} */
     public FileSystem fs() {
         return fs;
     }
 
-    /** Whether this commit made a version. */
+    /** {@return whether this commit made a version} */
     public boolean committed() {
         return committed;
     }

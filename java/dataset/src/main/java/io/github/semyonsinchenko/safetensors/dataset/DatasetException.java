@@ -11,10 +11,14 @@ import java.io.IOException;
 public class DatasetException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** The rule broken. */
     private final DatasetRule rule;
+    /** The file or dataset root the message names. */
     private final String source;
 
     /**
+     * A broken rule, without an underlying failure.
+     *
      * @param rule the rule broken
      * @param source the file or dataset root concerned
      * @param detail what was found (may be null)
@@ -24,6 +28,8 @@ public class DatasetException extends IOException {
     }
 
     /**
+     * A broken rule found through an underlying failure.
+     *
      * @param rule the rule broken
      * @param source the file or dataset root concerned
      * @param detail what was found (may be null)
@@ -35,12 +41,12 @@ public class DatasetException extends IOException {
         this.source = source;
     }
 
-    /** Which rule was broken. */
+    /** {@return which rule was broken} */
     public DatasetRule rule() {
         return rule;
     }
 
-    /** The file or dataset root the message names. */
+    /** {@return the file or dataset root the message names} */
     public String source() {
         return source;
     }

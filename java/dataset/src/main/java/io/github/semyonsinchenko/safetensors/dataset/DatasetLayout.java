@@ -39,6 +39,7 @@ public final class DatasetLayout {
      * tools that read the index by its directory name.
      */
     public static final String INDEX_VERSIONS = "_index";
+    /** The extension of shards (and of plain files read as a dataset). */
     public static final String EXTENSION = ".safetensors";
 
     private static final Pattern SHARD_NAME = Pattern.compile("part-[0-9]{5,}-.*\\.safetensors");
@@ -48,7 +49,12 @@ public final class DatasetLayout {
     /** A colon before the first slash: a URI scheme (or a drive letter) to Hadoop, never a relative name. */
     private static final Pattern SCHEME = Pattern.compile("[^/]*:.*");
 
-    /** The dataset root of an index file: its directory's parent ({@link #INDEX_FILE}), or its directory (earlier versions). */
+    /**
+     * The dataset root: the index directory's parent, or the file's directory (earlier versions).
+     *
+     * @param indexFile an index file at {@link #INDEX_FILE} (or the single file {@link #INDEX} of earlier versions)
+     * @return the dataset root: the index directory's parent, or the file's directory (earlier versions)
+     */
     public static org.apache.hadoop.fs.Path rootOfIndex(org.apache.hadoop.fs.Path indexFile) {
         org.apache.hadoop.fs.Path dir = indexFile.getParent();
         return dir.getName().equals(INDEX) ? dir.getParent() : dir;
@@ -58,6 +64,11 @@ public final class DatasetLayout {
      * A shard: {@code part-<task:05d>-<shard:04d>-<uuid>.safetensors}, the original connector's
      * pattern: {@code task} is the Spark partition, {@code shard} counts the files of one task
      * writer, {@code uuid} is drawn once per task writer.
+     *
+     * @param partitionId the Spark partition (or writer) number
+     * @param shardIndex which file of the task writer
+     * @param uuid drawn once per task writer
+     * @return the shard's file name
      */
     public static String shardName(int partitionId, int shardIndex, UUID uuid) {
         return String.format(Locale.ROOT, "part-%05d-%04d-%s%s", partitionId, shardIndex, uuid, EXTENSION);
@@ -66,22 +77,42 @@ public final class DatasetLayout {
     /**
      * A name a writer gives shards: this connector's and the original's
      * ({@code part-<task>-<shard>-<uuid>}), and this connector's earlier {@code part-<task>-<uuid>}.
+     *
+     * @param name a file name (no directory)
+     * @return whether it is a shard name a writer of this format makes
      */
     public static boolean isShardName(String name) {
         return SHARD_NAME.matcher(name).matches();
     }
 
-    /** The staging directory of one task attempt under the job's staging directory. */
+    /**
+     * The staging directory of one task attempt under the job's staging directory.
+     *
+     * @param partitionId the Spark partition
+     * @param taskId the task attempt
+     * @return the staging directory of one task attempt under the job's staging directory
+     */
     public static String attemptDirName(int partitionId, long taskId) {
         return String.format(Locale.ROOT, "attempt-%05d-%d", partitionId, taskId);
     }
 
-    /** The name of version {@code version}'s own index under {@link #INDEX_VERSIONS}, unique per attempt. */
+    /**
+     * The index's path relative to the root, under {@link #INDEX_VERSIONS}.
+     *
+     * @param version the version the index is written for
+     * @param attempt drawn per commit attempt, so two attempts never share a name
+     * @return the index's path relative to the root, under {@link #INDEX_VERSIONS}
+     */
     public static String indexVersionFile(long version, UUID attempt) {
         return INDEX_VERSIONS + "/" + String.format(Locale.ROOT, "%020d-%s.parquet", version, attempt);
     }
 
-    /** The version an {@link #INDEX_VERSIONS} entry was written for, if the name is one. */
+    /**
+     * The version it was written for, if the name is one.
+     *
+     * @param name a file name under {@link #INDEX_VERSIONS}
+     * @return the version it was written for, if the name is one
+     */
     public static OptionalLong indexVersion(String name) {
         Matcher m = INDEX_VERSION_NAME.matcher(name);
         return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
@@ -130,26 +161,53 @@ public final class DatasetLayout {
         return out.toString();
     }
 
+    /**
+     * The name of its entry under {@link #HISTORY}.
+     *
+     * @param version a version
+     * @return the name of its entry under {@link #HISTORY}
+     */
     public static String historyName(long version) {
         return String.format(Locale.ROOT, "%020d.json", version);
     }
 
-    /** The version a {@code _manifests/} entry holds, if the name is one. */
+    /**
+     * The version the entry holds, if the name is one.
+     *
+     * @param name a file name under {@link #HISTORY}
+     * @return the version the entry holds, if the name is one
+     */
     public static OptionalLong historyVersion(String name) {
         Matcher m = HISTORY_NAME.matcher(name);
         return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
     }
 
-    /** A temporary name next to {@code name}, invisible to readers (leading dot), unique per writer. */
+    /**
+     * A temporary name next to it, invisible to readers (leading dot), unique per writer.
+     *
+     * @param name the file the temporary one becomes
+     * @return a temporary name next to it, invisible to readers (leading dot), unique per writer
+     */
     public static String tempName(String name) {
         return "." + name + "." + UUID.randomUUID() + ".tmp";
     }
 
+    /**
+     * Whether it is a temporary name of {@link #tempName}.
+     *
+     * @param name a file name
+     * @return whether it is a temporary name of {@link #tempName}
+     */
     public static boolean isTempName(String name) {
         return TEMP_NAME.matcher(name).matches();
     }
 
-    /** A name readers of loose files skip. */
+    /**
+     * Whether readers of loose files skip it ({@code _} or {@code .} first).
+     *
+     * @param name a file name
+     * @return whether readers of loose files skip it ({@code _} or {@code .} first)
+     */
     public static boolean isHidden(String name) {
         return name.startsWith("_") || name.startsWith(".");
     }

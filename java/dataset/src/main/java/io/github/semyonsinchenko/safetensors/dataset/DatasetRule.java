@@ -40,7 +40,7 @@ public enum DatasetRule {
         this.rule = rule;
     }
 
-    /** The rule in words, as it appears in exception messages. */
+    /** {@return the rule in words, as it appears in exception messages} */
     public String rule() {
         return rule;
     }

@@ -26,7 +26,7 @@ public final class DatasetVersions {
      * @param file the file it was read from (the pointer or a history entry)
      */
     public record Snapshot(Manifest manifest, Path file) {
-        /** The version number. */
+        /** {@return the version number} */
         public long version() {
             return manifest.version();
         }
@@ -83,7 +83,13 @@ public final class DatasetVersions {
                 + " history entries past " + DatasetLayout.MANIFEST);
     }
 
-    /** The history entry of version {@code v}. */
+    /**
+     * The history entry of that version.
+     *
+     * @param root the dataset root
+     * @param v a version
+     * @return the history entry of that version
+     */
     public static Path history(Path root, long v) {
         return new Path(new Path(root, DatasetLayout.HISTORY), DatasetLayout.historyName(v));
     }

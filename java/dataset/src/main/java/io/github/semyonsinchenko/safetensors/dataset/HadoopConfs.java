@@ -23,6 +23,10 @@ public final class HadoopConfs {
     /**
      * A copy of {@code base} with {@code options} set on it ({@code path} and {@code paths}, which
      * name the dataset, and null values are skipped).
+     *
+     * @param base the configuration to start from (a Spark session's, or a plain one)
+     * @param options the read's or write's options
+     * @return the configuration
      */
     public static Configuration of(Configuration base, Map<String, String> options) {
         Configuration conf = new Configuration(base);
@@ -43,7 +47,12 @@ public final class HadoopConfs {
         return conf;
     }
 
-    /** A configuration for a dataset without Spark: Hadoop's defaults (and site files) plus {@code options}. */
+    /**
+     * A configuration for a dataset without Spark: Hadoop's defaults (and site files) plus the options.
+     *
+     * @param options Hadoop settings and options
+     * @return a configuration for a dataset without Spark: Hadoop's defaults (and site files) plus the options
+     */
     public static Configuration of(Map<String, String> options) {
         return of(new Configuration(), options);
     }

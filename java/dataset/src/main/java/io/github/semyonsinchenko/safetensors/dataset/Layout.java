@@ -52,12 +52,12 @@ public record Layout(String writeMode, Integer batchSize, String tailStrategy, B
     /** A layout of a dataset whose manifest records no write mode (the original connector's). */
     public static final Layout UNRECORDED = new Layout(null, null, null, null, null, null);
 
-    /** Whether this is batch mode. */
+    /** {@return whether this is batch mode} */
     public boolean isBatch() {
         return BATCH.equals(writeMode);
     }
 
-    /** Whether this is kv mode. */
+    /** {@return whether this is kv mode} */
     public boolean isKv() {
         return KV.equals(writeMode);
     }

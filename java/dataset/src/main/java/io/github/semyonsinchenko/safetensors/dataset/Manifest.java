@@ -83,6 +83,7 @@ public record Manifest(Layout layout, Map<String, ColumnSchema> schema, List<Sha
         private static final long serialVersionUID = 1L;
     }
 
+    /** Copies the schema and the shards. */
     public Manifest {
         schema = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(schema));
         shards = List.copyOf(shards);
@@ -104,72 +105,67 @@ public record Manifest(Layout layout, Map<String, ColumnSchema> schema, List<Sha
         return new Manifest(layout, schema, shards, index, version, commitId, FORMAT_VERSION, SAFETENSORS_VERSION);
     }
 
-    /** This manifest as version {@code v} of commit {@code id} (a rebased commit's). */
-    Manifest withVersion(long v, String id, IndexRef idx) {
-        return new Manifest(layout, schema, shards, idx, v, id, formatVersion, safetensorsVersion);
-    }
-
-    /** {@code write_mode}, or null. */
+    /** {@return {@code write_mode}, or null} */
     public String writeMode() {
         return layout.writeMode();
     }
 
-    /** Batch mode's {@code batch_size}, or null. */
+    /** {@return batch mode's {@code batch_size}, or null} */
     public Integer batchSize() {
         return layout.batchSize();
     }
 
-    /** Batch mode's {@code tail_strategy}, or null. */
+    /** {@return batch mode's {@code tail_strategy}, or null} */
     public String tailStrategy() {
         return layout.tailStrategy();
     }
 
-    /** Batch mode's {@code pack_batches}, or null. */
+    /** {@return batch mode's {@code pack_batches}, or null} */
     public Boolean packBatches() {
         return layout.packBatches();
     }
 
-    /** kv mode's {@code name_col}, or null. */
+    /** {@return kv mode's {@code name_col}, or null} */
     public String nameCol() {
         return layout.nameCol();
     }
 
-    /** kv mode's {@code kv_separator}, or null. */
+    /** {@return kv mode's {@code kv_separator}, or null} */
     public String kvSeparator() {
         return layout.kvSeparator();
     }
 
-    /** The index file relative to the root, or null without an index. */
+    /** {@return the index file relative to the root, or null without an index} */
     public String indexFile() {
         return index == null ? null : index.file();
     }
 
-    /** Whether the version has a tensor index. */
+    /** {@return whether the version has a tensor index} */
     public boolean hasIndex() {
         return index != null;
     }
 
-    /** Whether this is a batch dataset. */
+    /** {@return whether this is a batch dataset} */
     public boolean isBatch() {
         return layout.isBatch();
     }
 
-    /** Whether this is a kv dataset. */
+    /** {@return whether this is a kv dataset} */
     public boolean isKv() {
         return layout.isKv();
     }
 
-    /** The sum of the shards' samples. */
+    /** {@return the sum of the shards' samples} */
     public long totalSamples() {
         return shards.stream().mapToLong(Shard::samples).sum();
     }
 
-    /** The sum of the shards' bytes. */
+    /** {@return the sum of the shards' bytes} */
     public long totalBytes() {
         return shards.stream().mapToLong(Shard::bytes).sum();
     }
 
-    /** Every file of the dataset this manifest names, relative to the root (shards, then the index). */
+    /** {@return every file of the dataset this manifest names, relative to the root (shards, then the index)} */
     public Set<String> files() {
         Set<String> out = new LinkedHashSet<>();
         for (Shard s : shards) {
@@ -181,7 +177,7 @@ public record Manifest(Layout layout, Map<String, ColumnSchema> schema, List<Sha
         return out;
     }
 
-    /** The names of the shards, normalised, in manifest order. */
+    /** {@return the names of the shards, normalised, in manifest order} */
     public Set<String> shardFiles() {
         Set<String> out = new LinkedHashSet<>();
         for (Shard s : shards) {
@@ -190,13 +186,13 @@ public record Manifest(Layout layout, Map<String, ColumnSchema> schema, List<Sha
         return out;
     }
 
-    /** What this library writes as {@code created_by}. */
+    /** {@return what this library writes as {@code created_by}} */
     public static String createdBy() {
         String v = Manifest.class.getPackage().getImplementationVersion();
         return "safetensors-jvm " + (v == null ? "dev" : v);
     }
 
-    /** The {@code schema} object as written: column to dtype and per-sample shape (absent when it varies). */
+    /** {@return the {@code schema} object as written: column to dtype and per-sample shape (absent when it varies)} */
     public ObjectNode schemaJson() {
         ObjectNode s = JSON.createObjectNode();
         for (Map.Entry<String, ColumnSchema> e : schema.entrySet()) {
@@ -263,7 +259,12 @@ public record Manifest(Layout layout, Map<String, ColumnSchema> schema, List<Sha
         return root;
     }
 
-    /** The manifest as the UTF-8 JSON bytes every commit writes. */
+    /**
+     * The manifest as the UTF-8 JSON bytes every commit writes.
+     *
+     * @return the manifest as the UTF-8 JSON bytes every commit writes
+     * @throws IOException if Jackson fails (never for these values)
+     */
     public byte[] toBytes() throws IOException {
         return JSON.writeValueAsBytes(toJson());
     }

@@ -14,7 +14,13 @@ import java.util.TreeSet;
 public final class OptionNames {
     private OptionNames() {}
 
-    /** Throws IllegalArgumentException for the first unknown name (case-insensitive). */
+    /**
+     * Throws IllegalArgumentException for the first unknown name (case-insensitive).
+     *
+     * @param given the option names given
+     * @param known the names that are read
+     * @param what names the options in the message ({@code safetensors write})
+     */
     public static void check(Collection<String> given, Set<String> known, String what) {
         Set<String> lower = new TreeSet<>();
         known.forEach(k -> lower.add(k.toLowerCase(Locale.ROOT)));

@@ -27,6 +27,7 @@ public record ShardCheck(Layout layout, Map<String, ColumnSchema> schema) implem
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** Copies the schema. */
     public ShardCheck {
         schema = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(schema));
     }

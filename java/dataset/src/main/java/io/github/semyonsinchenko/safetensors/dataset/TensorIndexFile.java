@@ -398,6 +398,12 @@ public final class TensorIndexFile {
     /**
      * The distinct {@code column} values of a checked index, in order of first appearance, or null when
      * it cannot be used (logged).
+     *
+     * @param fs the file system
+     * @param conf the Hadoop configuration
+     * @param root the dataset root
+     * @param manifest the version whose index to read
+     * @return the columns, or null
      */
     public static List<String> columns(FileSystem fs, Configuration conf, Path root, Manifest manifest) {
         Set<String> out = new LinkedHashSet<>();

@@ -83,7 +83,7 @@ public final class Vacuum {
      * @param deletions every deletion
      */
     public record Report(String root, long version, boolean dryRun, List<Deletion> deletions) {
-        /** The bytes freed. */
+        /** {@return the bytes freed} */
         public long bytes() {
             return deletions.stream().mapToLong(Deletion::bytes).sum();
         }

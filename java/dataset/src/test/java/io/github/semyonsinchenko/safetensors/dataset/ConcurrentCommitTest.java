@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.semyonsinchenko.safetensors.dataset.DatasetCommit.Operation;
 import io.github.semyonsinchenko.safetensors.loader.S3ProxyServer;
 import io.github.semyonsinchenko.safetensors.testkit.MiniHdfs;
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.util.ArrayList;

@@ -107,23 +107,27 @@ public final class SafetensorsDatasetSource {
         }
     }
 
+    /** {@return the manifest's URI} */
     public String uri() {
         return manifestUri;
     }
 
+    /** {@return the dataset root's URI} */
     public String datasetUri() {
         return datasetUri;
     }
 
+    /** {@return the first 16 hex digits of the manifest bytes' SHA-256} */
     public String digest() {
         return digest;
     }
 
+    /** {@return the manifest} */
     public Manifest manifest() {
         return manifest;
     }
 
-    /** The MLflow dataset source document (what MLflow stores as the dataset's {@code source}). */
+    /** {@return the MLflow dataset source document (what MLflow stores as the dataset's {@code source})} */
     public String toJson() {
         ObjectNode root = JSON.createObjectNode();
         root.put("uri", manifestUri);
