@@ -49,6 +49,7 @@ class _J:
                 cls.BatchLayout = jpype.JClass(f"{_PKG}.python.BatchLayout")
                 cls.IllegalArgument = jpype.JClass("java.lang.IllegalArgumentException")
                 cls.Paths = jpype.JClass("java.nio.file.Paths")
+                cls.MemorySegment = jpype.JClass("java.lang.foreign.MemorySegment")
                 cls.Synthetic = jpype.JClass(f"{_PKG}.synth.SyntheticDatabase")
                 cls.ready = True
         return cls
@@ -180,7 +181,7 @@ class Sampler:
         except _J.ShutdownException:
             raise SamplerShutdown("Sampler has been shut down") from None
         except jpype.JException as e:
-            raise SamplerError(java_message(e)) from None
+            raise SamplerError.from_java(e) from None
         try:
             return self._wrap(jbatch)
         except BaseException:
@@ -212,19 +213,23 @@ class Sampler:
 
     def column_embeddings(self) -> np.ndarray:
         """``[C, 256]`` column-name embeddings (f16), a copy owned by numpy."""
-        return self._embeddings(self._live_sampler().columnEmbeddings())
+        return self._embeddings(self._live_sampler().database().columnEmbeddings())
 
     def categorical_embeddings(self) -> np.ndarray:
         """``[Vc, 256]`` categorical embeddings (f16), a copy owned by numpy."""
-        return self._embeddings(self._live_sampler().categoricalEmbeddings())
+        return self._embeddings(self._live_sampler().database().categoricalEmbeddings())
 
-    def _embeddings(self, segment) -> np.ndarray:
-        # A copy, as headwater returns: the mapping is closed by shutdown(), the copy lives on.
-        size = int(segment.byteSize())
-        rows = size // (2 * _EMBEDDING_DIM)
-        owner = _BatchOwner()
-        view = _view(int(segment.address()) if size else 0, (rows, _EMBEDDING_DIM), self._f16, owner)
-        return np.array(view, copy=True)
+    def _embeddings(self, table) -> np.ndarray:
+        # A copy, as headwater returns: the mapping is closed by shutdown(), the copy lives on. The JVM
+        # copies (EmbeddingTable.copyTo) into numpy's memory: a page the file lost to a truncation is then
+        # a SamplerError naming the file. numpy reading the mapping itself would die by SIGBUS.
+        out = np.empty((int(table.rows()), _EMBEDDING_DIM), dtype=np.dtype(self._f16))
+        if out.size:
+            try:
+                table.copyTo(_J.MemorySegment.ofBuffer(jpype.nio.convertToDirectBuffer(out)))
+            except jpype.JException as e:
+                raise SamplerError.from_java(e) from None
+        return out
 
     def database_metadata(self) -> dict:
         """The summary headwater returns: table/column/task counts, global timestamp stats, task names."""

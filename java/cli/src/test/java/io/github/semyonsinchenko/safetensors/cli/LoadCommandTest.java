@@ -1,14 +1,20 @@
 package io.github.semyonsinchenko.safetensors.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -89,6 +95,99 @@ class LoadCommandTest {
         CliTest.Result missing = CliTest.run("load", tmp.resolve("nothing.safetensors").toUri().toString());
         assertEquals(SafetensorsCli.EXIT_INVALID, missing.exit());
         assertTrue(missing.err().contains("nothing.safetensors"), missing.err());
+    }
+
+    /** An HF index of {@code map} (tensor to shard) with {@code total} as metadata.total_size. */
+    private static Path index(Path dir, Map<String, String> map, long total) throws IOException {
+        StringBuilder json = new StringBuilder("{\n  \"metadata\": {\"total_size\": " + total + "},\n  \"weight_map\": {");
+        String sep = "\n";
+        for (var e : map.entrySet()) {
+            json.append(sep).append("    \"").append(e.getKey()).append("\": \"").append(e.getValue()).append('"');
+            sep = ",\n";
+        }
+        return Files.writeString(dir.resolve("model.safetensors.index.json"), json.append("\n  }\n}\n"));
+    }
+
+    /** Every tensor of the checkpoint's shards to its shard's file name, and their total bytes. */
+    private static long weightMap(Path dir, Map<String, String> out) throws IOException {
+        long total = 0;
+        for (String shard : List.of("model-0.safetensors", "model-1.safetensors")) {
+            try (SafetensorsFile f = SafetensorsFile.open(dir.resolve(shard))) {
+                for (var t : f) {
+                    out.put(t.name(), shard);
+                }
+                total += f.header().dataSize();
+            }
+        }
+        return total;
+    }
+
+    private static void assertRefused(Path index, String... parts) {
+        CliTest.Result r = CliTest.run("load", index.toUri().toString(), "--no-progress");
+        assertEquals(SafetensorsCli.EXIT_INVALID, r.exit(), r.out() + r.err());
+        assertFalse(r.out().contains("verified"), r.out());
+        assertTrue(r.err().startsWith("error: ") && r.err().contains("model.safetensors.index.json: "), r.err());
+        for (String p : parts) {
+            assertTrue(r.err().contains(p), "\"" + p + "\" in " + r.err());
+        }
+    }
+
+    @Test
+    void anIndexThatDisagreesWithItsShardsFailsTheLoadNamingTheTensorAndTheShards() throws IOException {
+        Path dir = checkpoint();
+        Map<String, String> good = new LinkedHashMap<>();
+        long total = weightMap(dir, good);
+        CliTest.Result ok = CliTest.run("load", index(dir, good, total).toUri().toString(), "--no-progress");
+        assertEquals(0, ok.exit(), ok.err());
+        assertTrue(ok.out().contains("loaded 50 tensors") && ok.out().contains("verified: every tensor once"), ok.out());
+
+        Map<String, String> ghost = new LinkedHashMap<>(good);
+        ghost.put("lm_head.weight", "model-0.safetensors");
+        assertRefused(index(dir, ghost, total), "tensor \"lm_head.weight\": the index lists it in model-0.safetensors,"
+                + " which does not hold it");
+
+        Map<String, String> wrong = new LinkedHashMap<>();
+        good.forEach((name, shard) -> wrong.put(name, "model-0.safetensors"));
+        assertRefused(index(dir, wrong, total), "the index lists it in model-0.safetensors, but it is in"
+                + " model-1.safetensors");
+
+        Map<String, String> unlisted = new LinkedHashMap<>(good);
+        unlisted.remove("w1.7");
+        assertRefused(index(dir, unlisted, total), "tensor \"w1.7\": model-1.safetensors holds it, but the index"
+                + " does not list it");
+
+        assertRefused(index(dir, good, total + 2), "metadata.total_size " + (total + 2) + " is not the " + total
+                + " bytes of tensors");
+
+        Path twice = index(dir, good, total);
+        Files.writeString(twice, Files.readString(twice).replace("\"w1.3\": \"model-1.safetensors\"",
+                "\"w1.3\": \"model-1.safetensors\",\n    \"w1.3\": \"model-0.safetensors\""));
+        assertRefused(twice, "tensor \"w1.3\": weight_map lists it twice: in model-1.safetensors at line ",
+                "and in model-0.safetensors at line ");
+
+        Path broken = index(dir, good, total);
+        String json = Files.readString(broken);
+        Files.writeString(broken, json.substring(0, json.length() / 2));
+        assertRefused(broken, "invalid JSON at line ", "the JSON ends inside an unclosed object, array or string");
+
+        // A shard that also holds a tensor of the other one: it would be handed out twice.
+        try (SafetensorsFile zero = SafetensorsFile.open(dir.resolve("model-0.safetensors"));
+                SafetensorsFile one = SafetensorsFile.open(dir.resolve("model-1.safetensors"))) {
+            SafetensorsWriter w = new SafetensorsWriter();
+            for (var t : one) {
+                w.add(t.name(), t.dtype(), t.shape(), t.data());
+            }
+            var dup = zero.tensor("w0.4");
+            w.add("w0.4", dup.dtype(), dup.shape(), dup.data());
+            w.write(dir.resolve("model-1b.safetensors"));
+        }
+        Files.move(dir.resolve("model-1b.safetensors"), dir.resolve("model-1.safetensors"),
+                StandardCopyOption.REPLACE_EXISTING);
+        Map<String, String> after = new LinkedHashMap<>();
+        long totalAfter = weightMap(dir, after);
+        after.put("w0.4", "model-0.safetensors");
+        assertRefused(index(dir, after, totalAfter), "tensor \"w0.4\": model-0.safetensors and model-1.safetensors"
+                + " both hold it");
     }
 
     @Test

@@ -98,6 +98,33 @@ class SamplerCommandTest {
     }
 
     @Test
+    void aFileTruncatedUnderARunningBenchIsOneLineNamingTheFileAndTheByte() throws Exception {
+        Path copy = tmp.resolve("truncated-under-bench");
+        assertEquals(0, CliTest.run("sampler", "generate", copy.toString(), "--rows", "3000", "--seed", "5").exit());
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        var bench = java.util.concurrent.CompletableFuture.supplyAsync(() -> SafetensorsCli.newCommandLine()
+                .setOut(new java.io.PrintWriter(out, true)).setErr(new java.io.PrintWriter(err, true))
+                .execute("sampler", "bench", copy.toString(), "--batch", "4", "--seq", "256", "--batches",
+                        "1000000", "--warmup", "1", "--threads", "2"));
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!out.toString().contains("timed ") && !bench.isDone() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(out.toString().contains("timed "), "the bench is running: " + out + err);
+        Path graph = copy.resolve("graph.bin");
+        try (java.nio.channels.FileChannel f = java.nio.channels.FileChannel.open(graph,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            f.truncate(0);
+        }
+        int exit = bench.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(SafetensorsCli.EXIT_INVALID, exit, out + "\n" + err);
+        assertTrue(err.toString().startsWith("error: " + graph + ": the file was truncated"), err.toString());
+        assertTrue(err.toString().contains("bytes 0 to "), err.toString());
+        assertEquals(1, err.toString().lines().count(), "one line, no stack trace: " + err);
+    }
+
+    @Test
     void brokenDatabaseIsOneLineNamingTheFile() throws Exception {
         Path broken = tmp.resolve("broken");
         CliTest.run("sampler", "generate", broken.toString(), "--rows", "100");

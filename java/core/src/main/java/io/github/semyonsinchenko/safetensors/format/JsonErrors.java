@@ -18,8 +18,16 @@ public final class JsonErrors {
 
     /** A JSON syntax error of any document: "invalid JSON at line L, column C: what went wrong". */
     public static String describe(JsonProcessingException e) {
+        return describe(e, null);
+    }
+
+    /**
+     * The same for a document parsed from {@code text} (a parser over the characters, so that
+     * locations are character offsets): the message can then say which character was unexpected.
+     */
+    public static String describe(JsonProcessingException e, char[] text) {
         JsonLocation at = e.getLocation();
-        String what = what(e, null, null, 0);
+        String what = what(e, at, text, 0, "the JSON");
         return at == null ? "invalid JSON: " + what
                 : String.format(Locale.ROOT, "invalid JSON at line %d, column %d: %s", at.getLineNr(),
                         at.getColumnNr(), what);
@@ -32,7 +40,7 @@ public final class JsonErrors {
      */
     static String describe(IOException e, JsonLocation parserAt, char[] text, int from) {
         JsonLocation at = e instanceof JsonProcessingException j && j.getLocation() != null ? j.getLocation() : parserAt;
-        String what = what(e, at, text, from);
+        String what = what(e, at, text, from, "the header");
         if (at == null) {
             return "invalid JSON: " + what;
         }
@@ -41,11 +49,12 @@ public final class JsonErrors {
                 at.getLineNr(), at.getColumnNr() + (at.getLineNr() == 1 ? from : 0), utf8Bytes(text, index), what);
     }
 
-    private static String what(IOException e, JsonLocation at, char[] text, int from) {
+    /** What went wrong; {@code document} ("the header", "the JSON") names what was being parsed. */
+    private static String what(IOException e, JsonLocation at, char[] text, int from, String document) {
         String internal = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
         String m = internal == null ? "" : internal;
         if (e instanceof JsonEOFException) {
-            return "the header ends inside an unclosed object, array or string";
+            return document + " ends inside an unclosed object, array or string";
         }
         if (e instanceof StreamConstraintsException) {
             return m.contains("esting") ? "objects and arrays are nested too deeply"
@@ -75,7 +84,7 @@ public final class JsonErrors {
         if (m.contains("numeric value") || m.contains("Exponent") || m.contains("Decimal point")) {
             return "a malformed number";
         }
-        String found = charAt(at, text, from);
+        String found = charAt(at, text, from, document);
         if (m.contains("double-quote to start field name")) {
             return "expected a key in double quotes, found " + found + (found.equals("'}'") ? " (a trailing comma?)"
                     : found.equals("'''") ? " (single quotes are not JSON)" : "");
@@ -92,7 +101,7 @@ public final class JsonErrors {
         return "malformed JSON near " + found;
     }
 
-    private static String charAt(JsonLocation at, char[] text, int from) {
+    private static String charAt(JsonLocation at, char[] text, int from, String document) {
         if (text == null) {
             return "another character";
         }
@@ -103,7 +112,7 @@ public final class JsonErrors {
                 return c >= 0x20 && c < 0x7f ? "'" + c + "'" : String.format(Locale.ROOT, "U+%04X", (int) c);
             }
         }
-        return "the end of the header";
+        return "the end of " + document;
     }
 
     /** The UTF-8 length of {@code text[0, end)}: the header byte offset of char {@code end}. */

@@ -5,6 +5,7 @@ import io.github.semyonsinchenko.safetensors.format.SafetensorsException;
 import io.github.semyonsinchenko.safetensors.format.Violation;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -13,6 +14,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
 
 /**
  * Which file a mapped address belongs to, so that a memory fault (a file truncated by another
@@ -21,7 +23,9 @@ import java.util.function.LongFunction;
  * code that maps files itself may register its mappings too.
  *
  * <p>Lookups happen only when a fault is being reported; registering and closing cost one entry
- * in a concurrent sorted map.
+ * in a concurrent sorted map. A mapping registered with its file's current size (see
+ * {@link #register(MemorySegment, String, LongFunction, LongSupplier)}) can also be named when the
+ * JDK does not say where a read faulted: it is the one whose file is now shorter than its mapping.
  */
 public final class MappedFiles {
     private static final ConcurrentSkipListMap<Long, Region> REGIONS = new ConcurrentSkipListMap<>();
@@ -30,13 +34,27 @@ public final class MappedFiles {
 
     /**
      * A registered mapping: {@code source} names the file (its path), {@code tensorAt} gives the
-     * tensor holding a byte offset of the mapping, or null.
+     * tensor holding a byte offset of the mapping, or null; {@code fileSize} the file's length now,
+     * or -1 when unknown.
      */
-    private record Region(long start, long size, String source, LongFunction<String> tensorAt) {
+    private record Region(long start, long size, String source, LongFunction<String> tensorAt, LongSupplier fileSize) {
         boolean contains(long address) {
             return address - start >= 0 && address - start < size;
         }
+
+        /** The file's length now, when it is shorter than the mapping; otherwise -1. */
+        long shrunkTo() {
+            long now;
+            try {
+                now = fileSize.getAsLong();
+            } catch (RuntimeException e) {
+                return -1; // closed meanwhile, or the size cannot be read: nothing to say
+            }
+            return now >= 0 && now < size ? now : -1;
+        }
     }
+
+    private static final LongSupplier UNKNOWN_SIZE = () -> -1;
 
     /** Removes its mapping from the registry; idempotent. */
     public static final class Registration implements AutoCloseable {
@@ -60,12 +78,29 @@ public final class MappedFiles {
      * @param tensorAt the tensor at a byte offset of the mapping, or null when none is known
      */
     public static Registration register(MemorySegment mapping, String source, LongFunction<String> tensorAt) {
+        return register(mapping, source, tensorAt, UNKNOWN_SIZE);
+    }
+
+    /**
+     * Registers {@code mapping} (a native segment mapping a whole file from byte 0) as the bytes of
+     * {@code source}, with a way to read the file's current length: a fault the JDK reports without
+     * an address, and a truncation that loses only part of a page (read back as zeros, no fault),
+     * can then be told apart from the other mappings (see {@link #faultIn} and {@link #truncation}).
+     *
+     * @param tensorAt the tensor at a byte offset of the mapping, or null when none is known
+     * @param fileSize the file's length now (e.g. {@code FileChannel.size()} of an open channel, which
+     *     still sees the mapped file after a rename over its path), or -1 when unknown; called only
+     *     when a fault or a truncation is looked for
+     */
+    public static Registration register(MemorySegment mapping, String source, LongFunction<String> tensorAt,
+            LongSupplier fileSize) {
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(tensorAt, "tensorAt");
+        Objects.requireNonNull(fileSize, "fileSize");
         if (!mapping.isNative() || mapping.byteSize() == 0) {
             return new Registration(0, null);
         }
-        Region r = new Region(mapping.address(), mapping.byteSize(), source, tensorAt);
+        Region r = new Region(mapping.address(), mapping.byteSize(), source, tensorAt, fileSize);
         REGIONS.put(r.start(), r);
         return new Registration(r.start(), r);
     }
@@ -125,6 +160,23 @@ public final class MappedFiles {
                 }
             }
             if (names.size() > 1) {
+                // Several mapped arguments: the one whose file shrank is the one that faulted.
+                List<Region> shrunk = new ArrayList<>();
+                for (int i = 0; i + 1 < args.length; i += 2) {
+                    MemorySegment s = (MemorySegment) args[i + 1];
+                    Region r = s.isNative() && s.byteSize() > 0 ? regionOf(s.address()) : null;
+                    if (r != null && r.shrunkTo() >= 0 && !shrunk.contains(r)) {
+                        shrunk.add(r);
+                        arg = (String) args[i];
+                        at = s.address();
+                    }
+                }
+                if (shrunk.size() == 1) {
+                    region = shrunk.get(0);
+                    names = List.of(arg);
+                }
+            }
+            if (names.size() > 1) {
                 region = null;
                 arg = String.join(" or ", names);
                 ambiguous = String.join(" or ", sources);
@@ -147,6 +199,91 @@ public final class MappedFiles {
                     ambiguous != null ? ambiguous : "memory not registered as a mapped file", null, detail, cause);
         }
         return new MappedFileFaultException(e);
+    }
+
+    /**
+     * The typed exception for a memory fault that the JDK reported without an address ({@code cause},
+     * an {@link InternalError} for which {@link #isMemoryFault} holds) while {@code what} (e.g.
+     * "building a train batch") read some of {@code mappings}. It names the registered mapping among
+     * them whose file is now shorter than mapped, and the first byte lost; when that cannot be told
+     * (no file shrank, or several did), it names every candidate file.
+     */
+    public static MappedFileFaultException faultIn(String what, Throwable cause, Collection<MemorySegment> mappings) {
+        List<Region> regions = regionsOf(mappings);
+        List<Region> shrunk = regions.stream().filter(r -> r.shrunkTo() >= 0).toList();
+        List<Region> named = shrunk.isEmpty() ? regions : shrunk;
+        if (named.size() == 1) {
+            Region r = named.get(0);
+            long now = r.shrunkTo();
+            return truncated(r, what + " faulted", now, cause);
+        }
+        String source = named.isEmpty() ? "memory not registered as a mapped file"
+                : named.stream().map(Region::source).reduce((a, b) -> a + " or " + b).orElseThrow();
+        String detail = what + " faulted" + (shrunk.size() > 1 ? "; each of these files is shorter than its mapping" : "");
+        return new MappedFileFaultException(new SafetensorsException(Violation.FILE_CHANGED_WHILE_MAPPED, source,
+                null, detail, cause));
+    }
+
+    /**
+     * Null when the file of every registered mapping among {@code mappings} is still as long as its
+     * mapping; otherwise the typed exception naming the first one that shrank and its first byte
+     * lost. For a check after a read that did not fault: a file cut inside a page reads back as
+     * zeros up to the end of that page, silently. Costs one file-size call per mapping.
+     */
+    public static MappedFileFaultException truncation(String what, Collection<MemorySegment> mappings) {
+        for (Region r : regionsOf(mappings)) {
+            long now = r.shrunkTo();
+            if (now >= 0) {
+                return truncated(r, what, now, null);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@link MemorySegment#copy(MemorySegment, long, MemorySegment, long, long)} for memory that may
+     * be a mapping (all or part of one): a page lost to a truncation is a
+     * {@link MappedFileFaultException} naming the file and its first byte lost, never the JDK's
+     * {@link InternalError} and never a crash; so is a source file found shorter than its mapping
+     * after the copy (cut inside a page, which reads back as zeros). The way for bytes of a mapped
+     * file to leave the JVM's guarded accesses (e.g. into a buffer of another runtime, which has no
+     * such guard).
+     */
+    public static void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long bytes) {
+        String what = String.format(Locale.ROOT, "copying %d bytes", bytes);
+        try {
+            MemorySegment.copy(src, srcOffset, dst, dstOffset, bytes);
+            raisePendingFault();
+        } catch (InternalError e) {
+            if (isMemoryFault(e)) {
+                throw faultIn(what, e, List.of(src, dst));
+            }
+            throw e;
+        }
+        // A file cut inside a page reads back as zeros there, without a fault.
+        MappedFileFaultException cut = truncation(what, List.of(src));
+        if (cut != null) {
+            throw cut;
+        }
+    }
+
+    private static List<Region> regionsOf(Collection<MemorySegment> mappings) {
+        List<Region> out = new ArrayList<>();
+        for (MemorySegment s : mappings) {
+            Region r = s.isNative() && s.byteSize() > 0 ? regionOf(s.address()) : null;
+            if (r != null && !out.contains(r)) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private static MappedFileFaultException truncated(Region r, String what, long now, Throwable cause) {
+        String detail = now < 0 ? what : String.format(Locale.ROOT,
+                "%s; the file is now %d bytes, %d were mapped: bytes %d to %d are gone", what, now, r.size(), now,
+                r.size() - 1);
+        return new MappedFileFaultException(new SafetensorsException(Violation.FILE_CHANGED_WHILE_MAPPED, r.source(),
+                now < 0 ? null : r.tensorAt().apply(now), detail, cause));
     }
 
     private static String argumentHolding(long address, Object... args) {

@@ -10,6 +10,7 @@ import io.github.semyonsinchenko.safetensors.io.Tensor;
 import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.IndexType;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
+import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -116,6 +117,20 @@ public final class TruncatedFileChild {
             MemorySegment out = arena.allocate(2L * ROW_ELEMS * 2, 64);
             results.put("gather from a MappedFile", expect(plain, null, () -> Kernels.gather(mapped.segment(),
                     ROW_ELEMS * 2L, new long[] {ROWS - 1, 1}, 0, 2, out)));
+            // The guarded copy out of a mapping (how bytes leave for another runtime's buffers).
+            results.put("MappedFiles.copy from a MappedFile", expect(plain, null, () -> MappedFiles.copy(
+                    mapped.segment(), 0, MemorySegment.ofArray(new byte[(int) mapped.size()]), 0, mapped.size())));
+            results.put("MappedFile.currentSize sees the truncation", mapped.currentSize() == 4096);
+        }
+        // Cut inside a page: the rest of that page reads back as zeros, no fault; the copy still says so.
+        Path cut = Path.of(args[0]).resolve("cut.bin");
+        java.nio.file.Files.write(cut, new byte[10_000]);
+        try (MappedFile mapped = MappedFile.open(cut)) {
+            try (FileChannel other = FileChannel.open(cut, StandardOpenOption.WRITE)) {
+                other.truncate(9_000);
+            }
+            results.put("MappedFiles.copy of a file cut inside a page", expect(cut, null, () -> MappedFiles.copy(
+                    mapped.segment(), 0, MemorySegment.ofArray(new byte[10_000]), 0, 10_000)));
         }
         boolean ok = !results.containsValue(false);
         System.out.println((ok ? "ALL CLEAN" : "FAILED") + " on " + Kernels.description());

@@ -36,6 +36,32 @@ class MappedFileTest {
     }
 
     @Test
+    void currentSizeIsTheMappedFilesEvenAfterARenameOverItsPath() throws IOException {
+        Path p = dir.resolve("data.bin");
+        Files.write(p, new byte[100]);
+        MappedFile file = MappedFile.open(p);
+        assertEquals(100, file.currentSize());
+        try (var other = java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE)) {
+            other.truncate(40);
+        }
+        assertEquals(40, file.currentSize(), "a truncation in place is seen");
+        Path replacement = dir.resolve("new.bin");
+        Files.write(replacement, new byte[7]);
+        Files.move(replacement, p, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        assertEquals(40, file.currentSize(), "a file renamed over the path is another file");
+        Thread.currentThread().interrupt();
+        try {
+            assertEquals(40, file.currentSize(), "an interrupt neither fails the call nor closes the file");
+            assertEquals(40, file.currentSize());
+        } finally {
+            Thread.interrupted();
+        }
+        file.close();
+        assertEquals(-1, file.currentSize());
+    }
+
+    @Test
     void emptyFileIsAnEmptySegment() throws IOException {
         Path p = dir.resolve("empty.bin");
         Files.write(p, new byte[0]);

@@ -1,8 +1,5 @@
 package io.github.semyonsinchenko.safetensors.loader;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import io.github.semyonsinchenko.safetensors.format.Header;
 import java.io.ByteArrayInputStream;
 import java.io.FileNotFoundException;
@@ -12,11 +9,9 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -34,7 +29,9 @@ import org.apache.hadoop.fs.Path;
  * <p>Lengths come from listings (one per directory, or the glob's), never from a per-file status
  * call; files are opened with that listing's {@link FileStatus}, so S3A issues no HEAD. A header
  * costs one ranged read of {@code speculativeHeaderBytes}; a second read happens only when the
- * header is larger. Parsing and validation are core's {@link Header}.
+ * header is larger. Parsing and validation are core's {@link Header}. An index is checked against
+ * the headers of the shards it names ({@link ShardIndex#check}) as soon as they are read, before
+ * anything is planned or handed out.
  */
 final class CheckpointResolver {
     /** The Hugging Face shard-set index names end with this. */
@@ -46,6 +43,10 @@ final class CheckpointResolver {
     private final int speculativeHeaderBytes;
     private final LoadStats stats;
     private final Map<Path, FileStatus[]> listings = new HashMap<>();
+    private final List<IndexedShards> indexes = new ArrayList<>();
+
+    /** An index met while resolving, with its shards by file name, to check once their headers are read. */
+    private record IndexedShards(ShardIndex index, FileSystem fs, Path dir, Map<String, Listed> shards) {}
 
     CheckpointResolver(Configuration conf, MetadataCache cache, int speculativeHeaderBytes, LoadStats stats) {
         this.conf = conf;
@@ -143,57 +144,22 @@ final class CheckpointResolver {
         }
         stats.headerRequests.incrementAndGet();
         stats.headerBytes.addAndGet(json.length);
-        Set<String> shardNames = weightMapFiles(json, index.toString());
+        ShardIndex parsed = ShardIndex.parse(json, index.toString());
         Map<String, FileStatus> siblings = new HashMap<>();
         for (FileStatus st : list(fs, index.getParent())) {
             siblings.put(st.getPath().getName(), st);
         }
-        List<Listed> out = new ArrayList<>();
-        for (String name : shardNames) {
+        Map<String, Listed> shards = new LinkedHashMap<>();
+        for (String name : parsed.shardNames()) {
             FileStatus st = siblings.get(name);
             if (st == null || !st.isFile()) {
                 throw new FileNotFoundException(String.format(Locale.ROOT,
                         "%s names shard %s, which is not in %s", index, name, index.getParent()));
             }
-            out.add(new Listed(fs, st));
+            shards.put(name, new Listed(fs, st));
         }
-        return out;
-    }
-
-    /** The distinct values of {@code weight_map} (tensor name -> shard file name), in first-seen order. */
-    static Set<String> weightMapFiles(byte[] json, String source) throws IOException {
-        Set<String> files = new LinkedHashSet<>();
-        try (JsonParser p = new JsonFactory().createParser(json)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new IOException(source + ": an index must be a JSON object");
-            }
-            boolean found = false;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.currentName();
-                JsonToken value = p.nextToken();
-                if ("weight_map".equals(field) && value == JsonToken.START_OBJECT) {
-                    found = true;
-                    while (p.nextToken() == JsonToken.FIELD_NAME) {
-                        if (p.nextToken() != JsonToken.VALUE_STRING) {
-                            throw new IOException(source + ": weight_map[\"" + p.currentName()
-                                    + "\"] must be a file name");
-                        }
-                        String name = p.getText();
-                        if (name.contains("/") || name.contains("\\") || name.equals("..")) {
-                            throw new IOException(source + ": weight_map names " + name
-                                    + ", which is not a file next to the index");
-                        }
-                        files.add(name);
-                    }
-                } else {
-                    p.skipChildren();
-                }
-            }
-            if (!found) {
-                throw new IOException(source + ": no \"weight_map\" object");
-            }
-        }
-        return files;
+        indexes.add(new IndexedShards(parsed, fs, index.getParent(), shards));
+        return new ArrayList<>(shards.values());
     }
 
     /** Reads (or takes from the cache) the headers of all files, in parallel on {@code executor}. */
@@ -219,7 +185,42 @@ final class CheckpointResolver {
                 throw e;
             }
         }
+        checkIndexes(out);
         return out;
+    }
+
+    /** Each index met in {@link #resolve} against the headers of its shards (all among {@code files}). */
+    private void checkIndexes(List<CheckpointFile> files) throws IOException {
+        Map<String, Header> byPath = new HashMap<>();
+        for (CheckpointFile f : files) {
+            byPath.put(f.path(), f.header());
+        }
+        for (IndexedShards ix : indexes) {
+            Map<String, Header> byName = new HashMap<>();
+            ix.shards().forEach((name, listed) -> byName.put(name, byPath.get(listed.path())));
+            ix.index().check(byName, tensor -> holderAmongUnnamed(ix, tensor));
+        }
+    }
+
+    /**
+     * The file name of a safetensors file next to the index, not named by it, that holds
+     * {@code tensor}; null if none. Reads those files' headers: only to name the right shard in the
+     * error for a tensor that the shard the index names lacks.
+     */
+    private String holderAmongUnnamed(IndexedShards ix, String tensor) throws IOException {
+        for (FileStatus st : list(ix.fs(), ix.dir())) {
+            String name = st.getPath().getName();
+            if (st.isFile() && name.endsWith(SAFETENSORS_SUFFIX) && !ix.shards().containsKey(name)) {
+                try {
+                    if (header(new Listed(ix.fs(), st)).header().contains(tensor)) {
+                        return name;
+                    }
+                } catch (IOException e) {
+                    // not a readable safetensors file: it holds nothing we could name
+                }
+            }
+        }
+        return null;
     }
 
     CheckpointFile header(Listed file) throws IOException {

@@ -1,6 +1,7 @@
 package io.github.semyonsinchenko.safetensors.loader;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.io.RetryPolicy;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Locale;
@@ -82,6 +83,7 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         }
         positive("byteBudget", byteBudget);
         positive("maxAttempts", maxAttempts);
+        retryPolicy(maxAttempts, retryBackoff, maxRetryBackoff); // refuses negative or missing waits now, not at open
         positive("speculativeHeaderBytes", speculativeHeaderBytes);
         ChunkPlan.checkRank(rank, worldSize);
         if (hadoopConf == null) {
@@ -90,6 +92,22 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         if (metadataCache == null) {
             metadataCache = MetadataCache.SHARED;
         }
+    }
+
+    /**
+     * {@return the retry policy of a ranged read: {@link #maxAttempts} in all, waiting
+     * {@link #retryBackoff} after the first failure, doubling up to {@link #maxRetryBackoff} (never
+     * below the first wait)}
+     */
+    public RetryPolicy retryPolicy() {
+        return retryPolicy(maxAttempts, retryBackoff, maxRetryBackoff);
+    }
+
+    private static RetryPolicy retryPolicy(int maxAttempts, Duration backoff, Duration maxBackoff) {
+        if (backoff == null || maxBackoff == null) {
+            throw new IllegalArgumentException("retry backoffs must be given, got " + backoff + " and " + maxBackoff);
+        }
+        return new RetryPolicy(maxAttempts, backoff, maxBackoff.compareTo(backoff) >= 0 ? maxBackoff : backoff, 0);
     }
 
     /**

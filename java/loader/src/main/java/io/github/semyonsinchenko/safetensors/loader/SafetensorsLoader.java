@@ -1,6 +1,8 @@
 package io.github.semyonsinchenko.safetensors.loader;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.io.RetryFailedException;
+import io.github.semyonsinchenko.safetensors.io.RetryPolicy;
 import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.HugePages;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
@@ -62,6 +64,7 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
     private final ExecutorService executor;
     private final LoadStats stats;
     private final Slot[] slots;
+    private final RetryPolicy retry;
     private final Set<Arena> convertedArenas = ConcurrentHashMap.newKeySet();
 
     // Scheduling state, guarded by "this".
@@ -86,6 +89,7 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         this.listed = listed;
         this.executor = executor;
         this.stats = stats;
+        this.retry = config.retryPolicy();
         this.slots = new Slot[toRead.size()];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new Slot(toRead.get(i));
@@ -202,9 +206,9 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         } catch (CompletionException | CancellationException e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof ChunkReadException cre) {
-                throw new ChunkReadException(cre.chunk(), -1, cre); // this thread's stack, same message
+                throw new ChunkReadException(cre); // this thread's stack, same message
             }
-            throw new ChunkReadException(slot.chunk, 1, cause);
+            throw new ChunkReadException(slot.chunk, cause);
         }
     }
 
@@ -285,37 +289,29 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         Chunk c = slot.chunk;
         CheckpointResolver.Listed file = listed.get(c.file());
         MemorySegment dst = slot.segment.asSlice(range.offset() - c.start(), range.length());
-        long backoff = Math.max(1, config.retryBackoff().toMillis());
-        for (int attempt = 1; ; attempt++) {
-            synchronized (this) {
-                if (closed) {
-                    throw new CancellationException("the loader was closed");
+        try {
+            retry.call("reading " + c.describe(), () -> {
+                synchronized (this) {
+                    if (closed) {
+                        throw new CancellationException("the loader was closed");
+                    }
                 }
-            }
-            stats.dataRequests.incrementAndGet();
-            try (FSDataInputStream in = RangeReads.open(file.fs(), file.status())) {
-                RangeReads.readInto(in, range.offset(), dst, c.file());
+                stats.dataRequests.incrementAndGet();
+                try (FSDataInputStream in = RangeReads.open(file.fs(), file.status())) {
+                    RangeReads.readInto(in, range.offset(), dst, c.file());
+                } catch (UncheckedIOException e) {
+                    throw e.getCause();
+                }
                 stats.dataBytes.addAndGet(range.length());
-                return;
-            } catch (IOException | UncheckedIOException e) {
-                if (attempt >= config.maxAttempts() || !retryable(e)) {
-                    throw new CompletionException(new ChunkReadException(c, attempt, e));
-                }
-            }
-            stats.retries.incrementAndGet();
-            try {
-                Thread.sleep(backoff);
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-                throw new CompletionException(new ChunkReadException(c, attempt,
-                        new InterruptedIOException("interrupted while waiting to retry")));
-            }
-            backoff = Math.min(backoff * 2, Math.max(1, config.maxRetryBackoff().toMillis()));
+                return null;
+            }, SafetensorsLoader::retryable, stats.retries::incrementAndGet);
+        } catch (RetryFailedException e) {
+            throw new CompletionException(new ChunkReadException(c, e));
         }
     }
 
     /** A missing file or a refused access will not get better by asking again. */
-    private static boolean retryable(Exception e) {
+    private static boolean retryable(IOException e) {
         return !(e instanceof FileNotFoundException || e instanceof AccessDeniedException
                 || e instanceof InterruptedIOException);
     }

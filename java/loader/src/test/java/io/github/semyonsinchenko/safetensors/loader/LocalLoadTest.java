@@ -115,16 +115,18 @@ class LocalLoadTest {
         List<Path> files = TestCheckpoints.write(tmp.resolve("ckpt"), 3, 10, 100, 4);
         Map<String, byte[]> reference = TestCheckpoints.reference(files);
         // An HF index naming two of the three shards.
-        StringBuilder json = new StringBuilder("{\"metadata\": {\"total_size\": 1}, \"weight_map\": {");
         Map<String, byte[]> indexed = new HashMap<>();
+        StringBuilder map = new StringBuilder();
         for (Path p : files.subList(0, 2)) {
             for (String name : TestCheckpoints.reference(List.of(p)).keySet()) {
-                json.append(indexed.isEmpty() ? "" : ",").append('"').append(name).append("\": \"")
+                map.append(indexed.isEmpty() ? "" : ",").append('"').append(name).append("\": \"")
                         .append(p.getFileName()).append('"');
                 indexed.put(name, reference.get(name));
             }
         }
-        Files.writeString(tmp.resolve("ckpt/model.safetensors.index.json"), json.append("}}").toString());
+        long total = indexed.values().stream().mapToLong(b -> b.length).sum();
+        Files.writeString(tmp.resolve("ckpt/model.safetensors.index.json"),
+                "{\"metadata\": {\"total_size\": " + total + "}, \"weight_map\": {" + map + "}}");
         try (SafetensorsLoader loader = SafetensorsLoader.open(config().build(),
                 uri(tmp.resolve("ckpt/model.safetensors.index.json")))) {
             assertEquals(2, loader.files().size());
@@ -353,7 +355,10 @@ class LocalLoadTest {
                 assertTrue(msg.contains(files.get(0).getFileName().toString()), msg);
                 assertTrue(msg.contains("[" + doomed.start() + ", " + doomed.end() + ")"), msg);
                 assertTrue(msg.contains(doomed.tensors().getFirst().name()), msg);
-                assertTrue(msg.contains("4 attempt"), msg);
+                // One count, the real one (it used to read "failed after -1 attempt(s): ... failed after 4 attempt(s)").
+                assertTrue(msg.startsWith("reading " + doomed.describe() + " failed after 4 attempts: "), msg);
+                assertEquals(msg.indexOf("failed after"), msg.lastIndexOf("failed after"), msg);
+                assertEquals(4, e.attempts());
                 for (PlannedTensor t : doomed.tensors()) {
                     assertFalse(handed.contains(t.name()), t.name() + " of the failed chunk was handed out");
                 }
@@ -387,7 +392,8 @@ class LocalLoadTest {
             assertTrue(msg.contains(files.get(0).getFileName().toString()), msg);
             assertTrue(msg.contains("[" + doomed.start() + ", " + doomed.end() + ")"), msg);
             assertTrue(msg.contains(doomed.tensors().getFirst().name()), msg);
-            assertTrue(msg.contains("4 attempt"), msg);
+            assertTrue(msg.startsWith("reading " + doomed.describe() + " failed after 4 attempts: "), msg);
+            assertEquals(msg.indexOf("failed after"), msg.lastIndexOf("failed after"), msg);
         } finally {
             loader.close();
         }
@@ -434,5 +440,11 @@ class LocalLoadTest {
         assertTrue(notBool.getMessage().contains("hugePages"), notBool.getMessage());
         assertThrows(IllegalArgumentException.class, () -> LoaderConfig.builder().rank(2, 2).build());
         assertThrows(IllegalArgumentException.class, () -> LoaderConfig.builder().chunkBytes(0).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> LoaderConfig.builder().retries(3, Duration.ofMillis(-1), Duration.ofSeconds(1)).build());
+        // A cap below the first wait is the first wait.
+        assertEquals(Duration.ofSeconds(1), LoaderConfig.builder().retries(3, Duration.ofSeconds(1),
+                Duration.ofMillis(10)).build().retryPolicy().backoff(3));
+        assertEquals(Duration.ofMillis(400), LoaderConfig.builder().build().retryPolicy().backoff(3));
     }
 }

@@ -4,6 +4,7 @@ import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U32;
 import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U8;
 
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
+import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
@@ -41,8 +42,12 @@ public final class BatchBuilder implements AutoCloseable {
     public BatchBuilder(Database db, SamplerConfig config) {
         this.db = db;
         this.config = config;
-        this.plan = new SamplingPlan(db, config);
-        this.shards = new SeedShards(db, config);
+        try {
+            this.plan = new SamplingPlan(db, config);
+            this.shards = new SeedShards(db, config); // reads every task's seeds
+        } catch (InternalError e) {
+            throw db.fault(e, "assigning the seeds to splits");
+        }
         this.pool = new BatchPool(config.batchSize(), config.sequenceLength(), config.maxRowsPerSeq(),
                 db.textEmbeddings().rows(), config.numPrefetch() * 2 + 4);
         if (config.threads() > 1) {
@@ -98,9 +103,11 @@ public final class BatchBuilder implements AutoCloseable {
         private int[] textLocal = new int[0];
         private int[] textStamp = new int[0];
         private int textGen;
+        private final String building;
 
         private Stream(Split split, SmallRng rng) {
             this.split = split;
+            this.building = "building a " + split.label() + " batch";
             this.rng = rng;
             int n = 0;
             int[] tmp = new int[shards.numTasks()];
@@ -143,8 +150,13 @@ public final class BatchBuilder implements AutoCloseable {
             BatchBuffers buf = pool.acquire();
             boolean success = false;
             try {
-                buildSequences(buf, task, seedIdx, seqSeeds);
+                try {
+                    buildSequences(buf, task, seedIdx, seqSeeds);
+                } catch (InternalError e) { // on any thread: buildSequences rethrows the helpers' failures
+                    throw db.fault(e, building);
+                }
                 int u = collateTexts(buf);
+                db.checkNotTruncated(building);
                 buf.targetStype.set(U8, 0, (byte) plan.targetStype[task].code());
                 buf.taskIdx.set(U32, 0, task);
                 buf.catEmbStart.set(U32, 0, plan.catEmbStart[task]);
@@ -232,6 +244,8 @@ public final class BatchBuilder implements AutoCloseable {
                 while ((i = next.getAndIncrement()) < b) {
                     w.build(buf, i, task, seedIdx[i], seqSeeds[i]);
                 }
+                // A fault in compiled code is raised at a later safepoint poll: here, not after the task ended.
+                MappedFiles.raisePendingFault();
             } finally {
                 workers.add(w);
             }

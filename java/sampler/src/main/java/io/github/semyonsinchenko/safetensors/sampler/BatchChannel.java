@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.sampler;
 
+import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -63,7 +64,9 @@ final class BatchChannel {
                     return b;
                 }
                 if (failure != null) {
-                    throw new SamplerException("the " + name + " producer failed: " + failure, failure);
+                    // The typed fault's message names the file and the rule; its class name adds nothing.
+                    String why = failure instanceof MappedFileFaultException ? failure.getMessage() : failure.toString();
+                    throw new SamplerException("the " + name + " producer failed: " + why, failure);
                 }
                 if (closed || producerDone) {
                     throw new SamplerShutdownException("the sampler has been shut down (no more " + name

@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.sampler;
 
+import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +18,10 @@ import java.util.Locale;
  *   <li>{@link #shutdown()} (also {@link #close()}) is idempotent and never hangs: it stops the
  *       producers, wakes blocked consumers with a {@link SamplerShutdownException}, frees batches
  *       nobody took and joins the threads.</li>
- *   <li>A producer failure reaches the consumer as a {@link SamplerException} carrying the cause.</li>
+ *   <li>A producer failure reaches the consumer as a {@link SamplerException} carrying the cause; a
+ *       database file truncated meanwhile is the cause
+ *       {@link io.github.semyonsinchenko.safetensors.format.MappedFileFaultException} naming the file
+ *       and its first byte lost.</li>
  *   <li>A split with no seed on this rank fails at once instead of blocking forever.</li>
  * </ul>
  * All threads are daemon threads, so an embedding process (e.g. Python) can always exit.
@@ -80,12 +84,16 @@ public final class Sampler implements AutoCloseable {
         return builder.shards();
     }
 
-    /** {@code [C, 256]} f16 column-name embeddings (a read-only view of the mapping). */
+    /**
+     * {@code [C, 256]} f16 column-name embeddings (a read-only view of the mapping: a read of a page
+     * the file lost since is the JDK's {@link InternalError}; {@code db.columnEmbeddings().copyTo}
+     * copies with the typed exception instead).
+     */
     public MemorySegment columnEmbeddings() {
         return db.columnEmbeddings().segment();
     }
 
-    /** {@code [Vc, 256]} f16 categorical embeddings (a read-only view of the mapping). */
+    /** {@code [Vc, 256]} f16 categorical embeddings (a read-only view of the mapping, as {@link #columnEmbeddings()}). */
     public MemorySegment categoricalEmbeddings() {
         return db.categoricalEmbeddings().segment();
     }
@@ -181,6 +189,11 @@ public final class Sampler implements AutoCloseable {
                 }
             } catch (InterruptedException e) {
                 // shutting down
+            } catch (InternalError e) {
+                // A fault raised after Stream.next returned (at a later safepoint poll): typed here too.
+                if (!stopped) {
+                    channel.fail(MappedFiles.isMemoryFault(e) ? db.fault(e, "producing a " + name + " batch") : e);
+                }
             } catch (Throwable t) {
                 if (!stopped) {
                     channel.fail(t);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
 import io.github.semyonsinchenko.safetensors.io.Tensor;
 import java.io.IOException;
@@ -126,6 +127,8 @@ class SamplerLifecycleTest {
             });
             assertTrue(failure != null && !(failure instanceof SamplerShutdownException), String.valueOf(failure));
             assertTrue(failure.getMessage().contains("train producer failed"), failure.getMessage());
+            MappedFileFaultException typed = assertInstanceOf(MappedFileFaultException.class, failure.getCause());
+            assertTrue(typed.source().endsWith(".bin"), typed.source());
         }
     }
 

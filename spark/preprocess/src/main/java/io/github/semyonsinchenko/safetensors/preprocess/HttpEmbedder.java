@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.github.semyonsinchenko.safetensors.io.RetryFailedException;
+import io.github.semyonsinchenko.safetensors.io.RetryPolicy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,14 +15,13 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * An embedding endpoint with headwater's request and reply: {@code POST {"input": [...]}} with
  * {@code Authorization: Api-Key <key>}, answered by {@code {"data": [{"embedding": [1024 floats]}, ...]}},
  * one item per input. Requests of at most {@code batchSize} strings; failed requests (I/O errors,
- * non-2xx statuses) are retried with exponential backoff and ×0.5–1.5 jitter; a reply of the wrong
- * shape is an error at once.
+ * non-2xx statuses) are retried by core's {@link RetryPolicy} (exponential backoff, ×0.5–1.5
+ * jitter); a reply of the wrong shape is an error at once.
  */
 final class HttpEmbedder implements Embedder {
 
@@ -31,9 +32,12 @@ final class HttpEmbedder implements Embedder {
 
     private final EmbedderSpec spec;
     private final HttpClient client;
+    private final RetryPolicy retry;
 
     HttpEmbedder(EmbedderSpec spec) {
         this.spec = spec;
+        Duration cap = spec.maxBackoff().compareTo(spec.initialBackoff()) >= 0 ? spec.maxBackoff() : spec.initialBackoff();
+        this.retry = new RetryPolicy(spec.maxAttempts(), spec.initialBackoff(), cap, 0.5);
         this.client = HttpClient.newBuilder().connectTimeout(spec.requestTimeout()).build();
     }
 
@@ -49,28 +53,11 @@ final class HttpEmbedder implements Embedder {
     }
 
     private float[] requestWithRetries(List<String> batch) {
-        Duration backoff = spec.initialBackoff();
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return request(batch);
-            } catch (RetryableException e) {
-                if (attempt >= spec.maxAttempts()) {
-                    throw new PreprocessException(String.format(Locale.ROOT,
-                            "embedding endpoint %s failed %d times for a batch of %d strings; last error: %s",
-                            spec.url(), attempt, batch.size(), e.getMessage()), e);
-                }
-                long jittered = (long) (backoff.toMillis() * (0.5 + ThreadLocalRandom.current().nextDouble()));
-                try {
-                    Thread.sleep(jittered);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw new PreprocessException("interrupted while waiting to retry the embedding endpoint", ie);
-                }
-                backoff = backoff.multipliedBy(2);
-                if (backoff.compareTo(spec.maxBackoff()) > 0) {
-                    backoff = spec.maxBackoff();
-                }
-            }
+        try {
+            return retry.call(String.format(Locale.ROOT, "embedding endpoint %s (a batch of %d string%s)", spec.url(),
+                    batch.size(), batch.size() == 1 ? "" : "s"), () -> request(batch), e -> e instanceof RetryableException, () -> {});
+        } catch (RetryFailedException e) {
+            throw new PreprocessException(e.getMessage(), e);
         }
     }
 
@@ -170,7 +157,8 @@ final class HttpEmbedder implements Embedder {
         }
     }
 
-    private static final class RetryableException extends Exception {
+    /** A failed request worth repeating: an I/O error or a status outside 2xx. */
+    private static final class RetryableException extends IOException {
         private static final long serialVersionUID = 1L;
 
         RetryableException(String message, Throwable cause) {

@@ -85,8 +85,8 @@ class EmbedderTest {
                 Embedder e = EmbedderSpec.http(stub.uri(), "k").withRetries(3, Duration.ofMillis(5),
                         Duration.ofMillis(20)).create()) {
             PreprocessException x = assertThrows(PreprocessException.class, () -> embed(e, List.of("a")));
-            assertTrue(x.getMessage().contains("failed 3 times") && x.getMessage().contains("status 503"),
-                    x.getMessage());
+            assertTrue(x.getMessage().startsWith("embedding endpoint " + stub.uri() + " (a batch of 1 string) failed"
+                    + " after 3 attempts: status 503"), x.getMessage());
             assertEquals(3, stub.requests());
         }
     }

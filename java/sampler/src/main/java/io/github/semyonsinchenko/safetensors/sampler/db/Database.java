@@ -2,7 +2,9 @@ package io.github.semyonsinchenko.safetensors.sampler.db;
 
 import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U32;
 
+import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
 import io.github.semyonsinchenko.safetensors.io.MappedFile;
+import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.AccessDeniedException;
@@ -23,7 +25,10 @@ import java.util.List;
  *
  * <p>All views ({@link #graph()}, {@link #table}, {@link #task}, the embedding tables) are
  * thread-safe for reading and valid until {@link #close()}; after it, their reads throw
- * {@link IllegalStateException}.
+ * {@link IllegalStateException}. A file truncated by another process while mapped makes reads of
+ * the pages it lost fault (the JDK's {@link InternalError}); readers catch that coarsely (once per
+ * batch) and turn it into the typed exception with {@link #fault}, and {@link #checkNotTruncated}
+ * finds a truncation that lost no whole page (those bytes read back as zeros, without a fault).
  */
 public final class Database implements AutoCloseable {
 
@@ -37,6 +42,7 @@ public final class Database implements AutoCloseable {
     private final EmbeddingTable categoricalEmbeddings;
     private final EmbeddingTable textEmbeddings;
     private final int[] tableRowStarts;
+    private final List<MemorySegment> mappings;
     private volatile boolean closed;
 
     private Database(Path dir, DatabaseMetadata metadata, List<MappedFile> files, Graph graph,
@@ -51,6 +57,7 @@ public final class Database implements AutoCloseable {
         this.columnEmbeddings = columnEmbeddings;
         this.categoricalEmbeddings = categoricalEmbeddings;
         this.textEmbeddings = textEmbeddings;
+        this.mappings = files.stream().map(MappedFile::segment).toList();
         this.tableRowStarts = new int[tables.size()];
         for (int i = 0; i < tables.size(); i++) {
             tableRowStarts[i] = metadata.tables().get(i).rowStart();
@@ -62,6 +69,7 @@ public final class Database implements AutoCloseable {
      *
      * @throws SamplerDatabaseException if a file is missing or breaks a rule of the format
      * @throws IOException if a file cannot be read or mapped
+     * @throws MappedFileFaultException if a file is truncated while it is being checked
      */
     public static Database open(Path dir) throws IOException {
         List<MappedFile> files = new ArrayList<>();
@@ -70,6 +78,11 @@ public final class Database implements AutoCloseable {
             Database db = load(dir, files);
             success = true;
             return db;
+        } catch (InternalError e) { // a file truncated while its checks read it
+            if (!MappedFiles.isMemoryFault(e)) {
+                throw e;
+            }
+            throw MappedFiles.faultIn("checking the database", e, files.stream().map(MappedFile::segment).toList());
         } finally {
             if (!success) {
                 for (MappedFile f : files) {
@@ -377,6 +390,37 @@ public final class Database implements AutoCloseable {
 
     public boolean isOpen() {
         return !closed;
+    }
+
+    /**
+     * {@code e} as the typed exception when it is the JDK's error for a read of a page lost to a
+     * truncation (see {@link MappedFiles#isMemoryFault}): a {@link MappedFileFaultException} naming
+     * the file of this database that is now shorter than mapped, and its first byte lost. Any other
+     * error is thrown as it is.
+     *
+     * @param e the error a read of this database's mapped files raised
+     * @param what what was being done, e.g. "building a train batch"
+     * @return the exception to throw
+     */
+    public MappedFileFaultException fault(InternalError e, String what) {
+        if (!MappedFiles.isMemoryFault(e)) {
+            throw e;
+        }
+        return MappedFiles.faultIn(what, e, mappings);
+    }
+
+    /**
+     * Throws the typed {@link MappedFileFaultException} naming the first file of this database that
+     * is now shorter than mapped; returns when none is. One {@code fstat} per file, for a check once
+     * per batch: a truncation that loses part of a page only reads back as zeros.
+     *
+     * @param what what was being done, e.g. "building a train batch"
+     */
+    public void checkNotTruncated(String what) {
+        MappedFileFaultException e = MappedFiles.truncation(what, mappings);
+        if (e != null) {
+            throw e;
+        }
     }
 
     /** Unmaps every file. Idempotent. */

@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.sampler.db;
 
+import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
 import java.lang.foreign.MemorySegment;
 
 /** An embedding file: {@code rows} rows of 256 f16 values (little-endian bit patterns), no header. */
@@ -19,6 +20,16 @@ public final class EmbeddingTable {
     /** All rows: {@code rows * 512} bytes (a trailing partial row of the column file is excluded). */
     public MemorySegment segment() {
         return segment;
+    }
+
+    /**
+     * Copies all rows into {@code dst} (at least {@code rows * 512} bytes), e.g. memory owned by
+     * another runtime: a page the file lost to a truncation is the typed
+     * {@link io.github.semyonsinchenko.safetensors.format.MappedFileFaultException} naming the file,
+     * never a crash of this process or the JDK's {@link InternalError}.
+     */
+    public void copyTo(MemorySegment dst) {
+        MappedFiles.copy(segment, 0, dst, 0, segment.byteSize());
     }
 
     /** Row {@code i}: 512 bytes. */
