@@ -11,12 +11,12 @@ source "$(dirname "$0")/env.sh"
 cd "$ST_ROOT"
 target=spark/preprocess/target
 classpath_file=$target/preprocess.classpath
-jar=$(ls "$target"/safetensors-sampler-spark-*.jar 2>/dev/null | grep -v -- '-all.jar' | head -n 1 || true)
+jar=$(ls "$target"/safetensors-preprocess_2.13-*.jar 2>/dev/null | grep -v -- '-all.jar' | head -n 1 || true)
 if [ ! -f "$classpath_file" ] || [ -z "$jar" ] \
    || [ -n "$(find spark/preprocess/src/main java/sampler/src/main java/core/src/main -newer "$jar" -type f 2>/dev/null | head -n 1)" ]; then
   echo "==> building the preprocessor (JDK: $JAVA_HOME)" >&2
   mvn -B -ntp -q -pl spark/preprocess -am package -DskipTests -Dctest.skip.tests=true >&2
-  jar=$(ls "$target"/safetensors-sampler-spark-*.jar | grep -v -- '-all.jar' | head -n 1)
+  jar=$(ls "$target"/safetensors-preprocess_2.13-*.jar | grep -v -- '-all.jar' | head -n 1)
 fi
 # The opens Spark's own launcher adds on JDK 17+, plus FFM for the kernels.
 spark_opens="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED

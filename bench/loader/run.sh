@@ -27,7 +27,7 @@ repeats="${args[3]:-5}"
 work="$ST_ROOT/build/bench-loader"
 mkdir -p "$work" bench/results/raw
 
-mvn -B -ntp -q -pl native,java/core,spark/hdfs-testkit,java/loader package -DskipTests -Dctest.skip.tests=true \
+mvn -B -ntp -q -pl native,java/core,java/testkit-hdfs,java/loader package -DskipTests -Dctest.skip.tests=true \
   dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$work/loader.cp"
 cp="$ST_ROOT/java/loader/target/test-classes:$ST_ROOT/java/loader/target/classes:$(cat "$work/loader.cp")"
 flags=(--enable-native-access=ALL-UNNAMED -Xmx2g -Ds3proxy.jar="$ST_ROOT/java/loader/target/s3proxy/s3proxy.jar")

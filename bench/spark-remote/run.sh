@@ -15,7 +15,7 @@ mkdir -p "$work"
 # The connector (its shaded jar holds core and loader), Spark's test class path, and the loader's
 # test class path (S3A client jars and the s3proxy launcher).
 # (one reactor run: the relative output file lands in each module's own directory)
-mvn -B -ntp -q -pl native,java/core,spark/hdfs-testkit,java/loader,spark package -DskipTests -Dctest.skip.tests=true \
+mvn -B -ntp -q -pl native,java/core,java/testkit-hdfs,java/loader,spark package -DskipTests -Dctest.skip.tests=true \
   dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench-spark-remote.cp
 jar="$(ls "$ST_ROOT"/spark/target/safetensors-spark_2.13-*-all.jar | head -n 1)"
 cp="$jar:$ST_ROOT/java/loader/target/test-classes:$(cat spark/target/bench-spark-remote.cp)"

@@ -130,10 +130,9 @@ static inline __m512i bf16x16_to_f32_bits(__m256i h)
 
 /* The streaming narrowings prefetch their source 2 KiB (512 floats) ahead.
    Hardware prefetch alone left them slower than a copy on a busy machine: a
-   step's loads wait in the reorder buffer, so few lines are in flight. A C
-   harness (64 MiB, CPU time, interleaved, load average 16): F32 -> BF16 9.7 ->
-   6.7 ms (avx512bf16), 10.5 -> 7.2 ms (avx512), F32 -> F16 8.1 -> 6.5 ms;
-   1 KiB was as good, 4 KiB worse. -D overrides it for such comparisons. */
+   step's loads wait in the reorder buffer, so few lines are in flight
+   (native/README.md, "Tuning measurements"). -D overrides the distance for
+   such comparisons. */
 #ifndef STN_NARROW_PREFETCH_FLOATS
 #define STN_NARROW_PREFETCH_FLOATS 512
 #endif

@@ -19,8 +19,9 @@
  * The jump: with GCC on x86-64 the entry saves its context with
  * __builtin_setjmp, three stores (frame pointer, stack pointer, resume
  * address), instead of calling glibc's sigsetjmp, which was nearly all of the
- * guard's per-call cost (7 to 13 TSC cycles, 3 to 5 ns, in a C loop of 4 KiB
- * calls). That is enough to come back: GCC treats every callee-saved register
+ * guard's per-call cost (native/README.md, "Tuning measurements"; the kernel
+ * report measures what the guard costs a call: bench/results/kernels.md). That
+ * is enough to come back: GCC treats every callee-saved register
  * as lost at the resume address, so the entry keeps its caller's ones in its
  * own frame (its epilogue restores them) and reloads its locals from that
  * frame; restoring the stack and frame pointers recovers both (x86-64 SysV has

@@ -37,12 +37,9 @@ STN_INLINE size_t stn_load_idx(const void *idx, size_t i, int wide)
  * waits for one row at a time. Touching the row STN_PREFETCH_AHEAD positions
  * ahead keeps that many misses in flight. Only the first STN_PREFETCH_BYTES of
  * a row are requested: the hardware streams the rest of a long row once its
- * first lines arrive, and asking for whole 512-byte rows (8 lines x 16 rows)
- * overflowed the miss buffers: 128 bytes gathered 65,536 rows of a 1 GiB
- * huge-page table in 5.8-6.0 ms of CPU time against 7.0-7.2 ms with 512 (a C
- * harness, back to back on a shared machine; 64 bytes and 16..48 rows ahead
- * landed within that band too). The indices loaded ahead wait in a ring until their row
- * is copied, so each is read once.
+ * first lines arrive, and asking for whole rows overflows the miss buffers
+ * (native/README.md, "Tuning measurements"). The indices loaded ahead wait in a
+ * ring until their row is copied, so each is read once.
  */
 #define STN_PREFETCH_AHEAD 16
 #define STN_PREFETCH_BYTES 128
@@ -120,8 +117,7 @@ STN_COPY_FIXED(32)
  * 16 each on the scalar level, one wide move where the ISA has it), 32-byte
  * steps, then one copy that ends exactly at the row's end (it may overlap
  * bytes already copied; both stay inside the row). Four copies per step for
- * the reason given at stn_stream_row: with an unaligned dst (this path), same
- * harness and load, 0.74-0.79 of the CPU time of one copy per step.
+ * the reason given at stn_stream_row, which holds for an unaligned dst too.
  */
 STN_INLINE void stn_copy_row(unsigned char *d, const unsigned char *s, size_t rb)
 {
@@ -144,12 +140,11 @@ STN_INLINE void stn_copy_row(unsigned char *d, const unsigned char *s, size_t rb
 #define STN_STREAM_MIN_BYTES ((size_t)4 << 20)
 
 /*
- * Four moves per step: a loop of one 32-byte move ran at a speed that
- * depended on where the compiler happened to place it. On an EPYC (Zen 3, AVX2
- * level), 2 threads, 512-byte rows, the u32 and i64 copies of the same loop
- * differed by 30% in one build (the slow one crossed a 64-byte code boundary)
- * and another build swapped which one was slow; with four moves per step
- * both took 0.67-0.90 of the old loop's CPU time.
+ * Four moves per step: a loop of one 32-byte move ran at a speed that depended
+ * on where the compiler happened to place it (a copy of the loop that crossed a
+ * 64-byte code boundary was the slow one); with four moves per step the
+ * placement no longer matters and every copy is faster (native/README.md,
+ * "Tuning measurements").
  */
 #ifdef STN_STREAM32
 STN_INLINE void stn_stream_row(unsigned char *d, const unsigned char *s, size_t rb)

@@ -133,8 +133,26 @@ def test_no_active_run_and_no_run_id_is_a_clear_error(tracking_server, written):
     import mlflow
 
     assert mlflow.active_run() is None
-    with pytest.raises(RuntimeError, match="no active MLflow run"):
+    # The original connector's wording, which its users (and its suite) match on.
+    with pytest.raises(RuntimeError, match="No active MLflow run"):
         log_dataset(str(written[0]))
+
+
+@pytest.mark.parametrize("kind", ["pyarrow", "fsspec"])
+def test_a_pyarrow_or_fsspec_filesystem_logs_the_same_source(tracking_server, written, kind):
+    """The original connector takes pyarrow file systems (log_dataset(..., filesystem=LocalFileSystem())),
+    this package fsspec ones too; either logs what the path alone logs."""
+    import fsspec
+    import mlflow
+    import pyarrow.fs
+
+    path, _ = written
+    fs = pyarrow.fs.LocalFileSystem() if kind == "pyarrow" else fsspec.filesystem("file")
+    with mlflow.start_run() as plain:
+        log_dataset(str(path), name="plain")
+    with mlflow.start_run() as run:
+        log_dataset(str(path), name="with-fs", filesystem=fs)
+    assert json.loads(logged_source(run.info.run_id).source) == json.loads(logged_source(plain.info.run_id).source)
 
 
 def test_missing_manifest_is_file_not_found(tracking_server, tmp_path):

@@ -19,9 +19,9 @@ MAIN_CLASS = "io.github.semyonsinchenko.safetensors.preprocess.PreprocessMain"
 
 
 def preprocessor_jar() -> Path:
-    jars = sorted(glob.glob(str(ROOT / "spark" / "preprocess" / "target" / "safetensors-sampler-spark-*-all.jar")))
+    jars = sorted(glob.glob(str(ROOT / "spark" / "preprocess" / "target" / "safetensors-preprocess_2.13-*-all.jar")))
     if not jars:
-        pytest.fail("spark/preprocess/target/safetensors-sampler-spark-<version>-all.jar is missing: build it first"
+        pytest.fail("spark/preprocess/target/safetensors-preprocess_2.13-<version>-all.jar is missing: build it first"
                     " with 'mvn -B -ntp -DskipTests package' (scripts/test.sh does).")
     return Path(jars[-1])
 

@@ -212,6 +212,34 @@ def test_batch_mode_tail_strategies(spark, tmp_path, tail):
         assert f.metadata()["tail_strategy"] == tail and f.metadata()["batch_size"] == "4"
 
 
+def test_batch_rows_of_different_shapes_are_batched_apart(spark, tmp_path):
+    """The original connector's test_skewed_data_distribution: 10 rows of [10] and 100 of [1000] as
+    Tensor Structs, repartitioned, batch_size 10, tail write. Every row is written once, every file
+    is one the Hugging Face library reads, and every batch holds rows of one shape."""
+    from pyspark.sql import Row
+
+    from safetensors_spark import DistributedSafetensorsDataset
+
+    rows = [Row(t=Row(data=np.full(n, i, dtype="<f4").tobytes(), shape=[n], dtype="F32"))
+            for i, n in enumerate([10] * 10 + [1000] * 100)]
+    df = spark.createDataFrame(rows, "t struct<data: binary, shape: array<int>, dtype: string>").repartition(3)
+    out = tmp_path / "skewed"
+    df.write.format("safetensors").option("batch_size", "10").option("tail_strategy", "write").save(str(out))
+    m = check_manifest(out)
+    assert m["total_samples"] == 110 and "shape" not in m["schema"]["t"]
+    seen = {}
+    for (_, name), batch in read_dataset(out).items():
+        assert name == "t" and batch.ndim == 2 and batch.shape[1] in (10, 1000) and batch.shape[0] <= 10
+        for sample in batch:
+            i = int(sample[0])
+            assert i not in seen and (sample == i).all()
+            seen[i] = sample.size
+    assert seen == {i: 10 if i < 10 else 1000 for i in range(110)}
+    # The Python package reads the same batches.
+    batches = list(DistributedSafetensorsDataset.from_path(out).iter_worker(0, 1))
+    assert sum(b["t"].shape[0] for b in batches) == 110
+
+
 def read_index(spark, root: Path, tmp_path: Path):
     # A directory holding one part file, as Spark writes Parquet: Spark reads it by its name.
     return spark.read.parquet(str(root) + "/_tensor_index.parquet").collect()

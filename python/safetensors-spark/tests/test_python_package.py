@@ -13,6 +13,7 @@ import pytest
 from safetensors_spark import DistributedSafetensorsDataset, ShardInfo
 
 ROWS = 60
+UUID = "0f8fad5b-d9cb-469f-a165-70867728950e"  # in shard names as writers give them (the schema checks them)
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +116,8 @@ def test_balance_evens_out_bytes():
     from safetensors_spark._manifest import Location, parse_manifest
 
     doc = {"format_version": "1.0", "safetensors_version": "1.0", "total_samples": 6, "total_bytes": 1000,
-           "shards": [{"shard_path": f"s{i}.safetensors", "samples_count": 1, "bytes": b}
+           "write_mode": "kv", "kv_separator": "__", "schema": {"v": {"dtype": "F32"}},
+           "shards": [{"shard_path": f"part-{i:05d}-0000-0f8fad5b-d9cb-469f-a165-70867728950e.safetensors", "samples_count": 1, "bytes": b}
                       for i, b in enumerate([500, 100, 100, 100, 100, 100])]}
     m = parse_manifest(json.dumps(doc).encode(), "test")
     ds = DistributedSafetensorsDataset(Location(fsspec.filesystem("memory"), "/x", "memory://x", False), m)
@@ -200,24 +202,124 @@ def test_iter_worker_follows_every_tensor_naming(tmp_path):
     a, b = np.arange(2, dtype=np.float32), np.arange(3, dtype=np.int64)
     schema = {"a": {"dtype": "F32"}, "b": {"dtype": "I64"}}
     # kv with a recorded separator (a key may itself contain the separator)
-    ds = _hand_written(tmp_path / "kv", {"part-00000-0000-x.safetensors": {"u__1--a": a, "u__1--b": b}},
+    ds = _hand_written(tmp_path / "kv", {f"part-00000-0000-{UUID}.safetensors": {"u__1--a": a, "u__1--b": b}},
                        {"write_mode": "kv", "kv_separator": "--", "schema": schema})
     [s] = list(ds.iter_worker(0, 1))
     assert s["__key__"] == "u__1"
     np.testing.assert_array_equal(s["a"], a)
     np.testing.assert_array_equal(s["b"], b)
     # kv of an earlier version: <key>/<column>, shard "file", format "1"
-    ds = _hand_written(tmp_path / "old-kv", {"part-00000-x.safetensors": {"u/a": a, "u/b": b}},
+    ds = _hand_written(tmp_path / "old-kv", {f"part-00000-{UUID}.safetensors": {"u/a": a, "u/b": b}},
                        {"write_mode": "kv", "schema": schema}, shard_field="file", fmt="1")
     [s] = list(ds.iter_worker(0, 1))
     assert (s["__key__"], sorted(s)) == ("u", ["__key__", "a", "b"])
     # batch: a file per batch named after the columns, and packed <column>/<batch>
     x = np.ones((4, 2), dtype=np.float32)
-    ds = _hand_written(tmp_path / "batch", {"part-00000-0000-x.safetensors": {"x": x},
-                                            "part-00000-0001-x.safetensors": {"x": x[:1]}},
+    ds = _hand_written(tmp_path / "batch", {f"part-00000-0000-{UUID}.safetensors": {"x": x},
+                                            f"part-00000-0001-{UUID}.safetensors": {"x": x[:1]}},
                        {"write_mode": "batch", "schema": {"x": {"dtype": "F32", "shape": [2]}}})
     assert [b["x"].shape for b in ds.iter_worker(0, 1)] == [(4, 2), (1, 2)]
-    ds = _hand_written(tmp_path / "packed", {"part-00000-x.safetensors": {"x/000000": x, "x/000001": x[:1]}},
+    ds = _hand_written(tmp_path / "packed", {f"part-00000-{UUID}.safetensors": {"x/000000": x, "x/000001": x[:1]}},
                        {"write_mode": "batch", "schema": {"x": {"dtype": "F32", "shape": [2]}}}, shard_field="file")
     assert sorted((b["__key__"], b["x"].shape) for b in ds.iter_worker(0, 1)) == [("000000", (4, 2)),
                                                                                    ("000001", (1, 2))]
+
+
+# ---------------------------------------------------------------- the original connector's users
+# Regression tests for what the original connector's PySpark suite (tests/pyspark_interop at its
+# commit 4b55429, run by hand against this package) found missing.
+
+
+def test_a_pyarrow_filesystem_reads_like_a_path(kv_dataset):
+    import pyarrow.fs
+
+    from safetensors_spark._manifest import locate, source_dict
+
+    local = DistributedSafetensorsDataset.from_path(str(kv_dataset))
+    arrow = DistributedSafetensorsDataset.from_path(str(kv_dataset), filesystem=pyarrow.fs.LocalFileSystem())
+    assert arrow.uri == local.uri and arrow.list_shards() == local.list_shards()
+    assert arrow.validate() == local.validate()
+    a = {s["__key__"]: s["vec"] for s in arrow.iter_worker(0, 1)}
+    b = {s["__key__"]: s["vec"] for s in local.iter_worker(0, 1)}
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    # log_dataset's source document (safetensors_spark.mlflow) is built from the same location
+    loc = locate(str(kv_dataset), pyarrow.fs.LocalFileSystem())
+    assert source_dict(loc, local._manifest) == source_dict(locate(str(kv_dataset)), local._manifest)
+    assert pickle.loads(pickle.dumps(arrow)).list_shards() == local.list_shards()
+    with pytest.raises(TypeError, match="fsspec or a pyarrow file system"):
+        DistributedSafetensorsDataset.from_path(str(kv_dataset), filesystem=object())
+
+
+def test_path_attribute_and_pickle_round_trip_of_the_original(batch_dataset):
+    ds = DistributedSafetensorsDataset.from_path(str(batch_dataset))
+    assert ds._path == str(batch_dataset)  # the original's users read _path: the path as given
+    copy = pickle.loads(pickle.dumps(ds))
+    assert copy._path == ds._path and copy.list_shards() == ds.list_shards()
+    # A state pickled by the original connector's package: {"path", "manifest" (dict), "index_table"}.
+    manifest = json.loads((batch_dataset / "dataset_manifest.json").read_text())
+    old = DistributedSafetensorsDataset.__new__(DistributedSafetensorsDataset)
+    old.__setstate__({"path": str(batch_dataset), "manifest": manifest, "index_table": None})
+    assert old._path == str(batch_dataset) and old.list_shards() == ds.list_shards()
+    assert sum(b["x"].shape[0] for b in old.iter_worker(0, 1)) == ROWS
+
+
+def test_num_tensors_is_an_integer_with_or_without_an_index(kv_dataset, batch_dataset, tmp_path):
+    from safetensors import safe_open
+
+    # Each source of the count: the index; the layout (kv without its index, batch a file per
+    # batch); the headers (a manifest that does not say whether batches are packed).
+    kv_no_index, batch_unknown = tmp_path / "kv", tmp_path / "batch"
+    for src, dst, drop in ((kv_dataset, kv_no_index, "index"), (batch_dataset, batch_unknown, "pack_batches")):
+        shutil.copytree(src, dst)
+        m = json.loads((dst / "dataset_manifest.json").read_text())
+        del m[drop]
+        (dst / "dataset_manifest.json").write_text(json.dumps(m))
+        shutil.rmtree(dst / "_tensor_index.parquet", ignore_errors=True)
+    for root, has_index in ((kv_dataset, True), (batch_dataset, False), (kv_no_index, False), (batch_unknown, False)):
+        ds = DistributedSafetensorsDataset.from_path(root)
+        assert (ds.get_index() is not None) == has_index
+        for s in ds.list_shards():
+            with safe_open(str(root / s.shard_path), "numpy") as f:
+                assert s.num_tensors == len(f.keys()), s
+        text = ds.describe()
+        assert f"Tensors: {sum(s.num_tensors for s in ds.list_shards())}" in text, text
+
+
+def test_a_manifest_that_breaks_the_format_names_the_rule(kv_dataset, tmp_path):
+    from safetensors_spark._manifest import DatasetError
+
+    copy = tmp_path / "hostile"
+    shutil.copytree(kv_dataset, copy)
+    m = json.loads((copy / "dataset_manifest.json").read_text())
+    m["shards"].append(dict(m["shards"][0]))
+    (copy / "dataset_manifest.json").write_text(json.dumps(m))
+    with pytest.raises(DatasetError) as e:
+        DistributedSafetensorsDataset.from_path(copy)
+    assert e.value.rule == "DUPLICATE_SHARD" and "dataset_manifest.json" in str(e.value)
+    m["shards"].pop()
+    m["total_samples"] += 5  # recorded totals are not trusted: they are the shards' sums, validate() compares
+    (copy / "dataset_manifest.json").write_text(json.dumps(m))
+    ds = DistributedSafetensorsDataset.from_path(copy)
+    assert ds.validate()["totals_match"] is False
+    assert f"Total samples: {ROWS}" in ds.describe()
+    m["shards"].append(dict(m["shards"][0]))
+    m["shards"][-1][next(k for k in ("shard_path", "file") if k in m["shards"][-1])] = "../elsewhere.safetensors"
+    (copy / "dataset_manifest.json").write_text(json.dumps(m))
+    with pytest.raises(DatasetError) as e:
+        DistributedSafetensorsDataset.from_path(copy)
+    assert e.value.rule == "PATH_OUTSIDE_ROOT"
+
+
+def test_a_shard_that_breaks_the_format_names_file_tensor_and_rule(kv_dataset, tmp_path):
+    from safetensors_spark._header import HeaderError
+
+    copy = tmp_path / "bad-shard"
+    shutil.copytree(kv_dataset, copy)
+    ds = DistributedSafetensorsDataset.from_path(copy)
+    shard = ds.list_shards()[0].shard_path
+    with open(copy / shard, "ab") as f:
+        f.write(b"\0")  # a byte after the data section
+    with pytest.raises(HeaderError) as e:
+        list(ds.iter_shard(shard))
+    assert e.value.violation == "TRAILING_BYTES" and e.value.file.endswith(shard)
+    assert ds.validate()["headers_valid"] is False

@@ -22,7 +22,7 @@ class SamplerError(RuntimeError):
         return err
 
 
-_MAPPED_FILE_FAULT = "io.github.semyonsinchenko.safetensors.format.MappedFileFaultException"
+_MAPPED_FILE_FAULT = "io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException"
 
 
 def _changed_file(exc):

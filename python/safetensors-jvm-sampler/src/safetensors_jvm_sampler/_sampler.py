@@ -46,7 +46,7 @@ class _J:
                 cls.Sampler = jpype.JClass(f"{_PKG}.Sampler")
                 cls.SamplerConfig = jpype.JClass(f"{_PKG}.SamplerConfig")
                 cls.ShutdownException = jpype.JClass(f"{_PKG}.SamplerShutdownException")
-                cls.BatchLayout = jpype.JClass(f"{_PKG}.python.BatchLayout")
+                cls.NumpyBinding = jpype.JClass(f"{_PKG}.python.NumpyBinding")
                 cls.IllegalArgument = jpype.JClass("java.lang.IllegalArgumentException")
                 cls.Paths = jpype.JClass("java.nio.file.Paths")
                 cls.MemorySegment = jpype.JClass("java.lang.foreign.MemorySegment")
@@ -193,10 +193,10 @@ class Sampler:
         if self._names is None:
             with self._layout_lock:
                 if self._names is None:
-                    dtypes = [str(d) for d in J.BatchLayout.dtypes(jbatch)]
+                    dtypes = [str(d) for d in J.NumpyBinding.dtypes(jbatch)]
                     self._typestrs = [self._f16 if d == "F16" else _TYPESTR[d] for d in dtypes]
-                    self._names = [str(n) for n in J.BatchLayout.names(jbatch)]
-        desc = np.asarray(J.BatchLayout.describe(jbatch)).tolist()
+                    self._names = [str(n) for n in J.NumpyBinding.names(jbatch)]
+        desc = np.asarray(J.NumpyBinding.describe(jbatch)).tolist()
         owner = _BatchOwner()
         fin = weakref.finalize(owner, _close_batch, jbatch)
         fin.atexit = False

@@ -1,18 +1,27 @@
-"""Reading ``dataset_manifest.json`` and naming a dataset's files on local paths or any fsspec filesystem.
+"""Reading ``dataset_manifest.json`` and naming a dataset's files on local paths, fsspec file systems
+and pyarrow file systems.
 
+The manifest is checked against ``format/dataset_manifest.schema.json`` (shipped in this package as
+``dataset_manifest.schema.json``) and by the reader rules the JVM's ``dataset.Manifest`` applies:
+shard paths are normalised and must stay inside the dataset root, no shard is listed twice. A
+broken rule raises ``DatasetError`` whose ``rule`` is the name of the JVM's ``DatasetRule``.
 Accepts the shard field ``shard_path`` (written by this project now and by the original connector)
-and ``file`` (this project's earlier versions); the JVM reads the same fields the same way
-(``dataset.Manifest`` in the safetensors-dataset module, also for MLflow lineage).
+and ``file`` (this project's earlier versions).
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import json
 import os
 from dataclasses import dataclass, field
+from importlib import resources
 
 import fsspec
+
+from safetensors_spark._names import PathOutsideRoot, relative_path
 
 MANIFEST = "dataset_manifest.json"
 INDEX = "_tensor_index.parquet"
@@ -34,21 +43,58 @@ class Location:
         return f"{self.uri.rstrip('/')}/{name}"
 
 
+SCHEMA_RESOURCE = "dataset_manifest.schema.json"
+
+# URI schemes of pyarrow file systems (FileSystem.type_name) where they differ from the name.
+_ARROW_SCHEMES = {"gcs": "gs", "local": "file"}
+
+
+def as_fsspec(filesystem) -> fsspec.AbstractFileSystem:
+    """``filesystem`` as an fsspec file system: fsspec ones as they are, pyarrow ones
+    (``pyarrow.fs.FileSystem``: local, S3, GCS, HDFS, ...) wrapped."""
+    if isinstance(filesystem, fsspec.AbstractFileSystem):
+        return filesystem
+    try:
+        import pyarrow.fs as pafs
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        pafs = None
+    if pafs is not None and isinstance(filesystem, pafs.FileSystem):
+        from fsspec.implementations.arrow import ArrowFSWrapper
+
+        return ArrowFSWrapper(filesystem)
+    raise TypeError(f"filesystem must be an fsspec or a pyarrow file system, got {type(filesystem).__name__}")
+
+
+def _protocol(fs: fsspec.AbstractFileSystem) -> str:
+    from fsspec.implementations.arrow import ArrowFSWrapper
+
+    if isinstance(fs, ArrowFSWrapper):
+        return _ARROW_SCHEMES.get(fs.fs.type_name, fs.fs.type_name)
+    return fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+
+
 def locate(path, filesystem=None) -> Location:
-    """A local path, a ``file:`` URI, any fsspec URL (``s3://...``), or a path on ``filesystem``."""
+    """A local path, a ``file:`` URI, any fsspec URL (``s3://...``), or a path on ``filesystem``
+    (an fsspec or a pyarrow file system)."""
     path = os.fspath(path)
     if filesystem is not None:
+        fs = as_fsspec(filesystem)
         root = path.rstrip("/") or "/"
-        protocol = filesystem.protocol if isinstance(filesystem.protocol, str) else filesystem.protocol[0]
+        protocol = _protocol(fs)
         local = protocol in ("file", "local")
-        uri = _file_uri(root) if local else filesystem.unstrip_protocol(root)
-        return Location(filesystem, root, uri, local)
+        if local:
+            root = os.path.abspath(root)
+            uri = _file_uri(root)
+        elif fs is filesystem:
+            uri = fs.unstrip_protocol(root)
+        else:  # a pyarrow file system: its type names the scheme
+            uri = f"{protocol}://{root.lstrip('/')}"
+        return Location(fs, root, uri, local)
     if "://" not in path and not path.startswith("file:"):
         root = os.path.abspath(path)
         return Location(fsspec.filesystem("file"), root, _file_uri(root), True)
     fs, root = fsspec.core.url_to_fs(path)
-    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
-    if protocol in ("file", "local"):
+    if _protocol(fs) in ("file", "local"):
         root = os.path.abspath(root)
         return Location(fs, root, _file_uri(root), True)
     return Location(fs, root.rstrip("/"), path.rstrip("/"), False)
@@ -75,9 +121,22 @@ class Manifest:
     schema: dict = field(default_factory=dict)
     write_mode: str | None = None  # "batch", "kv", or None (the original connector does not record it)
     kv_separator: str | None = None  # kv: tensors are <key><kv_separator><column>; None: earlier naming
+    index_file: str | None = None  # the index the manifest names (normalised), if any
+
+
+class DatasetError(ValueError):
+    """A dataset's metadata breaks a rule: ``rule`` is the name of the JVM's ``DatasetRule``
+    (``MANIFEST_UNREADABLE``, ``MANIFEST_INVALID``, ``UNKNOWN_WRITE_MODE``, ``PATH_OUTSIDE_ROOT``,
+    ``DUPLICATE_SHARD``), ``source`` the file."""
+
+    def __init__(self, rule: str, source: str, detail: str):
+        self.rule, self.source = rule, source
+        super().__init__(f"{source}: {rule}: {detail}")
 
 
 def read_manifest(loc: Location) -> Manifest:
+    """The manifest of the dataset at ``loc``: ``FileNotFoundError`` when there is none, ``DatasetError``
+    (``MANIFEST_UNREADABLE``) when it exists but cannot be read, never taken for absent."""
     path = loc.join(MANIFEST)
     try:
         with loc.fs.open(path, "rb") as f:
@@ -87,52 +146,88 @@ def read_manifest(loc: Location) -> Manifest:
             f"{MANIFEST} not found at {loc.uri_of(MANIFEST)}: not a committed safetensors dataset "
             "(write one with format(\"safetensors\") first)"
         ) from None
+    except OSError as e:
+        raise DatasetError("MANIFEST_UNREADABLE", loc.uri_of(MANIFEST), f"cannot read it: {e}") from e
     return parse_manifest(data, loc.uri_of(MANIFEST))
 
 
+@functools.lru_cache(maxsize=1)
+def manifest_schema() -> dict:
+    """``format/dataset_manifest.schema.json``, as shipped in this package."""
+    return json.loads(resources.files("safetensors_spark").joinpath(SCHEMA_RESOURCE).read_text("utf-8"))
+
+
+@functools.lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(manifest_schema())
+    return cls(manifest_schema())
+
+
+def schema_errors(doc) -> list:
+    """What keeps ``doc`` from matching the manifest schema, as "<where>: <message>" lines (none: it matches)."""
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
+            for e in sorted(_validator().iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))]
+
+
 def parse_manifest(data: bytes, where: str) -> Manifest:
+    """A manifest's bytes, checked: JSON, paths inside the root (normalised), the schema, no shard twice.
+    Totals are computed from the shards (``raw`` keeps what the manifest records)."""
     try:
         raw = json.loads(data)
     except ValueError as e:
-        raise ValueError(f"{where}: not valid JSON: {e}") from None
+        raise DatasetError("MANIFEST_INVALID", where, f"not valid JSON: {e}") from None
     if not isinstance(raw, dict):
-        raise ValueError(f"{where}: a manifest is a JSON object")
-    shards = raw.get("shards")
-    if not isinstance(shards, list):
-        raise ValueError(f"{where}: 'shards' must be an array")
-    normalized = []
-    for i, s in enumerate(shards):
-        p = s.get("shard_path", s.get("file")) if isinstance(s, dict) else None
-        if not isinstance(p, str):
-            raise ValueError(f"{where}: shard {i} has neither 'file' nor 'shard_path'")
-        normalized.append((p, _count(s, "samples_count", where), _count(s, "bytes", where)))
-    schema = raw.get("schema")
+        raise DatasetError("MANIFEST_INVALID", where, "a manifest is a JSON object")
+    # Readers normalise the paths a manifest names ("./part-1" is "part-1"); the schema then checks
+    # the normalised document, so that a writer's plain names are the only form it accepts.
+    doc = copy.deepcopy(raw)
+    for i, s in enumerate(doc.get("shards") if isinstance(doc.get("shards"), list) else []):
+        for key in ("shard_path", "file"):
+            if isinstance(s, dict) and isinstance(s.get(key), str):
+                s[key] = _relative(s[key], where, f"shard {i}")
+    index = doc.get("index")
+    if isinstance(index, dict) and isinstance(index.get("file"), str):
+        index["file"] = _relative(index["file"], where, "index")
+    # Totals are the shards' sums, whatever the manifest records (as on the JVM); validate() compares.
+    counted = doc.get("shards") if isinstance(doc.get("shards"), list) else []
+    for total, field_name in (("total_samples", "samples_count"), ("total_bytes", "bytes")):
+        values = [s.get(field_name) for s in counted if isinstance(s, dict)]
+        if len(values) == len(counted) and all(type(v) is int for v in values):
+            doc[total] = sum(values)
+    if "write_mode" in doc and doc["write_mode"] not in ("batch", "kv"):
+        raise DatasetError("UNKNOWN_WRITE_MODE", where, f"write_mode {doc['write_mode']!r}: must be batch or kv")
+    problems = schema_errors(doc)
+    if problems:
+        raise DatasetError("MANIFEST_INVALID", where, "; ".join(problems[:5]))
+    shards, seen = [], {}
+    for i, s in enumerate(doc["shards"]):
+        p = s.get("shard_path", s.get("file"))
+        if p in seen:
+            raise DatasetError("DUPLICATE_SHARD", where, f"{p} at positions {seen[p]} and {i}")
+        seen[p] = i
+        shards.append((p, s["samples_count"], s["bytes"]))
     return Manifest(
         raw=raw,
         digest=hashlib.sha256(data).hexdigest()[:16],
-        format_version=_text(raw, "format_version", where),
-        safetensors_version=_text(raw, "safetensors_version", where),
-        total_samples=_count(raw, "total_samples", where),
-        total_bytes=_count(raw, "total_bytes", where),
-        shards=normalized,
-        schema=schema if isinstance(schema, dict) else {},
-        write_mode=raw.get("write_mode") if isinstance(raw.get("write_mode"), str) else None,
-        kv_separator=raw.get("kv_separator") if isinstance(raw.get("kv_separator"), str) else None,
+        format_version=doc["format_version"],
+        safetensors_version=doc["safetensors_version"],
+        total_samples=doc["total_samples"],
+        total_bytes=doc["total_bytes"],
+        shards=shards,
+        schema=doc.get("schema", {}),
+        write_mode=doc.get("write_mode"),
+        kv_separator=doc.get("kv_separator"),
+        index_file=index["file"] if isinstance(index, dict) else None,
     )
 
 
-def _text(d: dict, key: str, where: str) -> str:
-    v = d.get(key)
-    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-        raise ValueError(f"{where}: '{key}' is missing or not a string")
-    return str(v)
-
-
-def _count(d: dict, key: str, where: str) -> int:
-    v = d.get(key)
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise ValueError(f"{where}: '{key}' is missing or not a non-negative integer")
-    return v
+def _relative(path: str, where: str, what: str) -> str:
+    try:
+        return relative_path(path)
+    except PathOutsideRoot as e:
+        raise DatasetError("PATH_OUTSIDE_ROOT", where, f"{what}: {e}") from None
 
 
 def source_dict(loc: Location, m: Manifest) -> dict:

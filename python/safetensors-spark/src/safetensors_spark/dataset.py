@@ -1,7 +1,7 @@
 """A dataset directory written by the safetensors Spark connector, seen from plain Python.
 
 ``DistributedSafetensorsDataset.from_path(path)`` reads ``dataset_manifest.json`` (and the optional
-``_tensor_index.parquet``) from a local directory or any fsspec filesystem. It lists shards, gives
+``_tensor_index.parquet``) from a local directory, an fsspec or a pyarrow file system. It lists shards, gives
 the schema and the tensor index, assigns shards to training workers, validates the files against
 the manifest, and iterates one worker's shards as dicts of numpy arrays: memory-mapped (no copy)
 for local files, ranged reads elsewhere. The names follow the original connector's Python package.
@@ -11,22 +11,26 @@ from __future__ import annotations
 
 import heapq
 import json
-import struct
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
 
-from safetensors_spark._manifest import INDEX, MANIFEST, Location, locate, read_manifest
+from safetensors_spark._header import Header, HeaderError, read_header as _read_header
+from safetensors_spark._manifest import (INDEX, MANIFEST, DatasetError, Location, locate, parse_manifest,
+                                         read_manifest)
+from safetensors_spark._names import parse_batch, parse_kv
 
 
 @dataclass(frozen=True)
 class ShardInfo:
-    """One shard: path relative to the dataset root, samples (manifest), tensors (index, if any), bytes."""
+    """One shard: path relative to the dataset root, samples (manifest), tensors (see
+    ``DistributedSafetensorsDataset.list_shards``), bytes (manifest)."""
 
     shard_path: str
     num_samples: int
-    num_tensors: int | None = None
+    num_tensors: int = 0
     bytes: int = 0
 
 
@@ -48,53 +52,43 @@ def numpy_dtype(dtype: str) -> np.dtype:
     raise ValueError(f"dtype {dtype} has no numpy equivalent (sub-byte or unknown)")
 
 
-def read_header(fs, path: str, size: int) -> tuple[int, dict]:
-    """(data start, header dict) of a safetensors file; ValueError naming the file and the rule."""
+def read_header(fs, path: str, size: int | None = None) -> Header:
+    """The validated header of the safetensors file ``path`` on the fsspec file system ``fs``: one
+    read of the prefix and one of the header. ``HeaderError`` (a ``ValueError``) names the file, the
+    tensor and the rule broken (``safetensors_spark._header``)."""
     with fs.open(path, "rb") as f:
-        prefix = f.read(8)
-        if len(prefix) < 8:
-            raise ValueError(f"{path}: shorter than the 8-byte header length")
-        (n,) = struct.unpack("<Q", prefix)
-        if n > size - 8:
-            raise ValueError(f"{path}: header length {n} exceeds the file ({size} bytes)")
-        try:
-            header = json.loads(f.read(n))
-        except ValueError as e:
-            raise ValueError(f"{path}: header is not valid JSON: {e}") from None
-    if not isinstance(header, dict):
-        raise ValueError(f"{path}: header is not a JSON object")
-    start = 8 + n
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = info["data_offsets"]
-        if not 0 <= begin <= end <= size - start:
-            raise ValueError(f"{path}: tensor {name!r} data_offsets {[begin, end]} fall outside the file")
-    return start, header
+        return _read_header(f, fs.size(path) if size is None else size, path)
 
 
 class DistributedSafetensorsDataset:
     """Metadata and per-worker reading of one dataset directory (see the module docstring)."""
 
-    def __init__(self, location: Location, manifest, index_table=None):
+    def __init__(self, location: Location, manifest, index_table=None, path=None):
         self._loc = location
         self._manifest = manifest
         self._index_table = index_table
+        self._path = location.root if path is None else path  # as given to from_path (the original's attribute)
+        self._tensor_counts = None  # shard -> tensors, read on first use
 
     @classmethod
     def from_path(cls, path, filesystem=None) -> "DistributedSafetensorsDataset":
-        """Open the dataset at ``path`` (local path, URL such as ``s3://...``, or a path on an fsspec ``filesystem``).
+        """Open the dataset at ``path``: a local path, a URL such as ``s3://...``, or a path on
+        ``filesystem`` (an fsspec file system, or a ``pyarrow.fs.FileSystem`` such as
+        ``pyarrow.fs.LocalFileSystem()`` or ``S3FileSystem(...)``).
 
-        Raises ``FileNotFoundError`` naming ``dataset_manifest.json`` when there is none.
+        Raises ``FileNotFoundError`` naming ``dataset_manifest.json`` when there is none, and
+        ``DatasetError`` (a ``ValueError`` with the rule broken) when the manifest cannot be read
+        or breaks the format (``format/dataset.md``).
         """
         loc = locate(path, filesystem)
         manifest = read_manifest(loc)
-        return cls(loc, manifest, _read_index(loc, manifest))
+        return cls(loc, manifest, _read_index(loc, manifest), path=path)
 
     # ------------------------------------------------------------------ metadata
 
     @property
     def path(self) -> str:
+        """The dataset root on its file system (absolute for local paths)."""
         return self._loc.root
 
     @property
@@ -107,16 +101,46 @@ class DistributedSafetensorsDataset:
         return self._manifest.raw
 
     def list_shards(self) -> list[ShardInfo]:
-        """The shards in manifest order."""
-        tensors = {}
-        if self._index_table is not None and "file_name" in self._index_table.column_names:
-            for name in self._index_table.column("file_name").to_pylist():
-                tensors[name] = tensors.get(name, 0) + 1
-        out = []
-        for p, samples, size in self._manifest.shards:
-            count = self._manifest.raw["shards"][len(out)].get("num_tensors", tensors.get(p) if tensors else None)
-            out.append(ShardInfo(shard_path=p, num_samples=samples, num_tensors=count, bytes=size))
-        return out
+        """The shards in manifest order. ``num_tensors`` comes from the tensor index when the dataset
+        has one, else from the layout where the format fixes it (kv: one tensor per row and column;
+        batch, one file per batch: one per column), else from the shards' headers (read once per
+        dataset object, and pickled with it)."""
+        counts = self._counts()
+        return [ShardInfo(shard_path=p, num_samples=samples, num_tensors=counts[p], bytes=size)
+                for p, samples, size in self._manifest.shards]
+
+    def _counts(self) -> dict:
+        if self._tensor_counts is None:
+            counts = {p: 0 for p, _, _ in self._manifest.shards}
+            if self._index_table is not None and "file_name" in self._index_table.column_names:
+                for name in self._index_table.column("file_name").to_pylist():
+                    if name in counts:
+                        counts[name] += 1
+            elif self._tensors_per_sample() is not None:
+                counts = {p: n * self._tensors_per_sample() for p, n, _ in self._manifest.shards}
+            elif self._tensors_per_file() is not None:
+                counts = {p: self._tensors_per_file() for p in counts}
+            else:
+                fs = self._loc.fs
+
+                def count(p):
+                    return len(read_header(fs, self._loc.join(p)).tensors)
+
+                paths = list(counts)
+                # Remote stores answer many small reads at once; a local disk needs no threads.
+                workers = 1 if self._loc.local else min(16, len(paths) or 1)
+                with ThreadPoolExecutor(workers) as pool:
+                    counts = dict(zip(paths, pool.map(count, paths)))
+            self._tensor_counts = counts
+        return self._tensor_counts
+
+    def _tensors_per_sample(self) -> int | None:
+        m = self._manifest
+        return len(m.schema) if m.write_mode == "kv" and m.schema else None
+
+    def _tensors_per_file(self) -> int | None:
+        m = self._manifest
+        return len(m.schema) if m.write_mode == "batch" and m.raw.get("pack_batches") is False and m.schema else None
 
     def get_schema(self) -> dict:
         """Column -> {"dtype", "shape"} (per sample) from the manifest; {} when it has none."""
@@ -154,36 +178,38 @@ class DistributedSafetensorsDataset:
         """Checks of the files against the manifest; every value True means the dataset is sound.
 
         has_manifest, has_shards, shards_exist, sizes_match (file size = manifest bytes),
-        headers_valid (every shard's header parses and its tensors lie inside the file),
-        totals_match (shard samples and bytes add up to the totals), index_matches (every index
+        headers_valid (every shard's header follows the format's rules),
+        totals_match (the recorded totals are the shards' sums), index_matches (every index
         row names a listed shard; True without an index).
         """
-        shards = self.list_shards()
+        shards = self._manifest.shards
         fs = self._loc.fs
         checks = {"has_manifest": True, "has_shards": len(shards) > 0, "shards_exist": True,
                   "sizes_match": True, "headers_valid": True}
-        for s in shards:
-            p = self._loc.join(s.shard_path)
+        for name, _, size_in_manifest in shards:
+            p = self._loc.join(name)
             if not fs.exists(p):
                 checks["shards_exist"] = checks["sizes_match"] = checks["headers_valid"] = False
                 continue
             size = fs.size(p)
-            if size != s.bytes:
+            if size != size_in_manifest:
                 checks["sizes_match"] = False
             try:
                 read_header(fs, p, size)
-            except (ValueError, KeyError, TypeError):
+            except HeaderError:
                 checks["headers_valid"] = False
-        checks["totals_match"] = (sum(s.num_samples for s in shards) == self._manifest.total_samples
-                                  and sum(s.bytes for s in shards) == self._manifest.total_bytes)
+        raw = self._manifest.raw  # the totals as recorded; the parsed ones are the shards' sums
+        checks["totals_match"] = (raw.get("total_samples") == self._manifest.total_samples
+                                  and raw.get("total_bytes") == self._manifest.total_bytes)
         if self._index_table is not None and "file_name" in self._index_table.column_names:
-            listed = {s.shard_path for s in shards}
+            listed = {name for name, _, _ in shards}
             checks["index_matches"] = set(self._index_table.column("file_name").to_pylist()) <= listed
         else:
             checks["index_matches"] = True
         return checks
 
     def describe(self) -> str:
+        """A summary: location, format version, shards, samples, bytes, tensors, index, schema."""
         shards = self.list_shards()
         lines = [
             f"DistributedSafetensorsDataset: {self._loc.uri}",
@@ -191,6 +217,7 @@ class DistributedSafetensorsDataset:
             f"  Shards: {len(shards)}",
             f"  Total samples: {self._manifest.total_samples}",
             f"  Total bytes: {self._manifest.total_bytes}",
+            f"  Tensors: {sum(s.num_tensors for s in shards)}",
             f"  Index: {'yes, %d tensors' % self._index_table.num_rows if self._index_table is not None else 'no'}",
         ]
         schema = self.get_schema()
@@ -212,8 +239,9 @@ class DistributedSafetensorsDataset:
         key-value datasets (tensors ``<key><kv_separator><column>``; ``__key__`` the row key), one
         per batch in batch datasets (a file per batch with tensors named after the columns, or
         packed ``<column>/<batch>``; arrays keep the batch dimension; ``__key__`` the batch number
-        within the shard), one per tensor for other files. Local
-        shards are memory-mapped and the arrays are read-only views of the mapping.
+        within the shard), one per file with every tensor for datasets that record no
+        ``write_mode`` (the original connector's; ``__key__`` "0"), as the Spark reader reads them.
+        Local shards are memory-mapped and the arrays are read-only views of the mapping.
         """
         if not 0 <= rank < world_size:
             raise ValueError(f"rank must be in [0, {world_size}), got {rank}")
@@ -225,63 +253,60 @@ class DistributedSafetensorsDataset:
         name = shard.shard_path if isinstance(shard, ShardInfo) else shard
         path = self._loc.join(name)
         fs = self._loc.fs
-        size = fs.size(path)
-        start, header = read_header(fs, path, size)
-        tensors = sorted(((k, v) for k, v in header.items() if k != "__metadata__"),
-                         key=lambda kv: kv[1]["data_offsets"][0])
-        mapped = np.memmap(path, dtype=np.uint8, mode="r") if self._loc.local else None
-        columns = list(self.get_schema())
-        m = self._manifest
-        # The writer orders tensors by dtype and name, so the tensors of one sample need not be
-        # adjacent: group by sample key first (header only), then read in order of first offset.
-        groups: dict[str, list] = {}
-        for tname, info in tensors:
-            key, column = self._split(tname, columns, m.write_mode, m.kv_separator)
-            groups.setdefault(key, []).append((column, info))
-        for key, members in groups.items():
-            sample = {}
-            for column, info in members:
-                begin, end = info["data_offsets"]
-                if mapped is not None:
-                    raw = mapped[start + begin:start + end]
-                else:
-                    raw = np.frombuffer(fs.cat_file(path, start + begin, start + end), dtype=np.uint8)
-                sample[column] = raw.view(numpy_dtype(info["dtype"])).reshape(info["shape"])
-            sample["__key__"] = key
-            yield sample
+        with fs.open(path, "rb") as f:
+            header = _read_header(f, fs.size(path), path)
+            # The writer orders tensors by dtype and name, so the tensors of one sample need not be
+            # adjacent: group by sample first (header only), then read.
+            groups: dict[str, list] = {}
+            for t in header.tensors:
+                sample = self._sample_of(t.name)
+                if sample is not None:
+                    groups.setdefault(sample[0], []).append((sample[1], t))
+            if self._manifest.write_mode == "batch":
+                groups = dict(sorted(groups.items(), key=lambda kv: int(kv[0])))
+            mapped = np.memmap(path, dtype=np.uint8, mode="r") if self._loc.local and header.tensors else None
+            for key, members in groups.items():
+                sample = {}
+                for column, t in members:
+                    begin, end = header.data_start + t.begin, header.data_start + t.end
+                    if mapped is not None:
+                        raw = mapped[begin:end]
+                    else:
+                        f.seek(begin)
+                        raw = np.frombuffer(f.read(end - begin), dtype=np.uint8)
+                    sample[column] = raw.view(numpy_dtype(t.dtype)).reshape(t.shape)
+                sample["__key__"] = key
+                yield sample
 
-    @staticmethod
-    def _split(name: str, columns: list[str], write_mode=None, kv_separator=None) -> tuple[str, str]:
-        """(sample key, column) of a tensor name (format/dataset.md): kv ``<key><sep><column>``;
-        batch ``<column>`` (a file per batch) or ``<column>/<batch>`` (packed); in datasets of
-        earlier versions ``<key>/<column>`` or ``<key>`` of the only column; a tensor of a plain
-        file is its own column."""
-        if write_mode == "kv" and kv_separator is not None:
-            for c in columns:
-                if name.endswith(kv_separator + c) and len(name) >= len(kv_separator) + len(c):
-                    return name[: len(name) - len(c) - len(kv_separator)], c
-            return name, name
-        if write_mode == "batch" and name in columns:
-            return "0", name
-        for c in columns:
-            if name.endswith("/" + c):
-                return name[: -len(c) - 1], c
-        for c in columns:
-            if name.startswith(c + "/"):
-                return name[len(c) + 1:], c
-        if len(columns) == 1:
-            return name, columns[0]
-        return name, name
+    def _sample_of(self, name: str) -> tuple | None:
+        """(sample key, column) of a tensor name (``format/dataset.md``), or None when it is no tensor
+        of the dataset's columns."""
+        m = self._manifest
+        columns = list(m.schema)
+        if m.write_mode == "kv":
+            return parse_kv(name, columns, m.kv_separator)
+        if m.write_mode == "batch":
+            parsed = parse_batch(name, columns)
+            return None if parsed is None else (f"{parsed[1]:06d}" if parsed[0] != name else "0", parsed[0])
+        return "0", name
 
     # ------------------------------------------------------------------ pickling
 
     def __getstate__(self):
-        return {"loc": self._loc, "manifest": self._manifest, "index": self._index_table}
+        return {"loc": self._loc, "manifest": self._manifest, "index": self._index_table, "path": self._path,
+                "tensor_counts": self._tensor_counts}
 
     def __setstate__(self, state):
+        if "loc" not in state:
+            # Pickled by the original connector's package: {"path", "manifest" (a dict), "index_table"}.
+            loc = locate(state["path"])
+            state = {"loc": loc, "path": state["path"], "index": state.get("index_table"),
+                     "manifest": parse_manifest(json.dumps(state["manifest"]).encode(), loc.uri_of(MANIFEST))}
         self._loc = state["loc"]
         self._manifest = state["manifest"]
         self._index_table = state["index"]
+        self._path = state.get("path", self._loc.root)
+        self._tensor_counts = state.get("tensor_counts")
 
 
 def _read_index(loc: Location, manifest):
@@ -291,8 +316,7 @@ def _read_index(loc: Location, manifest):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    named = manifest.raw.get("index")
-    path = loc.join(named["file"] if isinstance(named, dict) and isinstance(named.get("file"), str) else INDEX)
+    path = loc.join(manifest.index_file or INDEX)
     if not loc.fs.exists(path):
         return None
     if loc.fs.isdir(path):
@@ -307,4 +331,5 @@ def _read_index(loc: Location, manifest):
     return pa.concat_tables(tables) if tables else None
 
 
-__all__ = ["DistributedSafetensorsDataset", "ShardInfo", "numpy_dtype", "MANIFEST"]
+__all__ = ["DistributedSafetensorsDataset", "ShardInfo", "DatasetError", "HeaderError", "numpy_dtype", "read_header",
+           "MANIFEST"]

@@ -57,13 +57,15 @@ def _source_class():
 
 
 def dataset_source(path, filesystem=None):
-    """The MLflow ``DatasetSource`` of the dataset at ``path`` (local path, URL, or path on ``filesystem``)."""
+    """The MLflow ``DatasetSource`` of the dataset at ``path`` (local path, URL, or path on ``filesystem``,
+    an fsspec or a pyarrow file system)."""
     loc = locate(path, filesystem)
     return _source_class()(source_dict(loc, read_manifest(loc)))
 
 
 def log_dataset(path, run_id: str | None = None, name: str = "safetensors_dataset", filesystem=None) -> None:
-    """Log the dataset at ``path`` as an input of the active run, or of ``run_id``.
+    """Log the dataset at ``path`` as an input of the active run, or of ``run_id``. ``filesystem``:
+    an fsspec or a pyarrow file system holding ``path`` (default: from the path or URL).
 
     Raises ``FileNotFoundError`` naming ``dataset_manifest.json`` when ``path`` holds no committed
     dataset, and ``RuntimeError`` when there is neither an active run nor a ``run_id``.
@@ -76,8 +78,10 @@ def log_dataset(path, run_id: str | None = None, name: str = "safetensors_datase
     if run_id is None:
         active = mlflow.active_run()
         if active is None:
+            # The original connector's wording, which its users match on.
             raise RuntimeError(
-                "log_dataset: no active MLflow run; call it inside mlflow.start_run() or pass run_id="
+                "No active MLflow run. Either call mlflow.start_run() before log_dataset(), or pass run_id= "
+                "explicitly."
             )
         run_id = active.info.run_id
     dataset = MetaDataset(source=source, name=name, digest=source.to_dict()["digest"])

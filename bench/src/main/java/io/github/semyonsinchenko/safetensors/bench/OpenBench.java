@@ -5,6 +5,7 @@ import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsWriter;
 import io.github.semyonsinchenko.safetensors.io.Tensor;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -45,11 +46,11 @@ public class OpenBench {
 
     private Path path;
     private Path tempDir;
-    private SafetensorsFile.Sharing mode;
+    private MappedFile.Sharing mode;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        mode = sharing.equals("confined") ? SafetensorsFile.Sharing.CONFINED : SafetensorsFile.Sharing.SHARED;
+        mode = sharing.equals("confined") ? MappedFile.Sharing.CONFINED : MappedFile.Sharing.SHARED;
         if (file.isEmpty()) {
             tempDir = Files.createTempDirectory("open-bench");
             path = write(tempDir.resolve("many.safetensors"), 10_000);

@@ -6,6 +6,7 @@ import io.github.semyonsinchenko.safetensors.io.SafetensorsWriter;
 import io.github.semyonsinchenko.safetensors.io.Tensor;
 import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
@@ -75,7 +76,7 @@ final class ConvertCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         List<String> kept = new ArrayList<>();
         int converted = 0;
-        try (SafetensorsFile in = SafetensorsFile.open(input, SafetensorsFile.Sharing.CONFINED);
+        try (SafetensorsFile in = SafetensorsFile.open(input, MappedFile.Sharing.CONFINED);
                 Arena arena = Arena.ofConfined()) {
             MemorySegment staging = arena.allocate(CHUNK_ELEMENTS * 4, 64);
             SafetensorsWriter writer = new SafetensorsWriter().metadata(in.metadata());

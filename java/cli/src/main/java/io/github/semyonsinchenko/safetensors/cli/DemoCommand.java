@@ -11,6 +11,7 @@ import io.github.semyonsinchenko.safetensors.loader.LoadedTensor;
 import io.github.semyonsinchenko.safetensors.loader.LoaderConfig;
 import io.github.semyonsinchenko.safetensors.loader.MetadataCache;
 import io.github.semyonsinchenko.safetensors.loader.SafetensorsLoader;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import io.github.semyonsinchenko.safetensors.sampler.SamplerConfig;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;
 import io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticDatabase;
@@ -207,7 +208,7 @@ final class DemoCommand implements Callable<Integer> {
         boolean ok = true;
         long checked = 0;
         long start = System.nanoTime();
-        try (SafetensorsFile f = SafetensorsFile.open(file, SafetensorsFile.Sharing.CONFINED);
+        try (SafetensorsFile f = SafetensorsFile.open(file, MappedFile.Sharing.CONFINED);
              Arena arena = Arena.ofConfined()) {
             if (!f.metadata().equals(metadata)) {
                 line("  metadata differs: wrote " + metadata + ", read " + f.metadata());
@@ -263,7 +264,7 @@ final class DemoCommand implements Callable<Integer> {
 
     private void measure(Path file) throws IOException {
         line("");
-        try (SafetensorsFile f = SafetensorsFile.open(file, SafetensorsFile.Sharing.CONFINED);
+        try (SafetensorsFile f = SafetensorsFile.open(file, MappedFile.Sharing.CONFINED);
              Arena arena = Arena.ofConfined()) {
             long total = f.header().dataSize();
             line("[4/4] read throughput: MemorySegment.copy of all " + f.size() + " tensors (" + Format.size(total)

@@ -3,6 +3,7 @@ package io.github.semyonsinchenko.safetensors.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
 import io.github.semyonsinchenko.safetensors.io.Tensor;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -49,7 +50,7 @@ final class ExportCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         Files.createDirectories(outDir);
         PrintWriter out = spec.commandLine().getOut();
-        try (SafetensorsFile st = SafetensorsFile.open(file, SafetensorsFile.Sharing.CONFINED)) {
+        try (SafetensorsFile st = SafetensorsFile.open(file, MappedFile.Sharing.CONFINED)) {
             // A manifest means a complete export: drop an old one before replacing the files it lists.
             Files.deleteIfExists(outDir.resolve(MANIFEST));
             List<Tensor> tensors = st.tensors();

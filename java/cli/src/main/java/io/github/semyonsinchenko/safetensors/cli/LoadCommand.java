@@ -1,11 +1,14 @@
 package io.github.semyonsinchenko.safetensors.cli;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.io.Slice;
 import io.github.semyonsinchenko.safetensors.loader.Chunk;
 import io.github.semyonsinchenko.safetensors.loader.LoadStats;
 import io.github.semyonsinchenko.safetensors.loader.LoadedTensor;
 import io.github.semyonsinchenko.safetensors.loader.LoaderConfig;
 import io.github.semyonsinchenko.safetensors.loader.SafetensorsLoader;
+import io.github.semyonsinchenko.safetensors.loader.TensorParallel;
+import io.github.semyonsinchenko.safetensors.loader.TensorSelection;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.HashSet;
@@ -73,6 +76,42 @@ final class LoadCommand implements Callable<Integer> {
     @Option(names = "--no-progress", description = "No live progress line.")
     boolean noProgress;
 
+    @Option(names = "--tensors", paramLabel = "GLOB", description = "Load only tensors whose name matches GLOB; repeatable.")
+    List<String> tensors = List.of();
+
+    @Option(names = "--slice", paramLabel = "[GLOB=]SLICE", description = "The slice of the tensors matching GLOB (all"
+            + " selected ones without GLOB=); repeatable, the first match wins.")
+    List<String> slices = List.of();
+
+    @Option(names = "--tensor-parallel", description = "--world-size/--rank form a tensor-parallel group: each rank"
+            + " loads its block of every tensor of rank >= 2.")
+    boolean tensorParallel;
+
+    @Option(names = "--tp-dim", paramLabel = "D", defaultValue = "0", description = "With --tensor-parallel, the"
+            + " dimension split (default: ${DEFAULT-VALUE}, column parallel).")
+    int tpDim;
+
+    @Option(names = "--row-parallel", paramLabel = "GLOB", description = "With --tensor-parallel, tensors split along"
+            + " dimension 1 instead (e.g. '*.o_proj.weight'); repeatable.")
+    List<String> rowParallel = List.of();
+
+    /** The tensors and slices asked for, and with --tensor-parallel this rank's blocks. */
+    private TensorSelection selection() {
+        TensorSelection sel = tensors.isEmpty() ? TensorSelection.all() : TensorSelection.globs(tensors);
+        SliceRules rules;
+        try {
+            rules = SliceRules.parse(slices);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        TensorParallel tp = tensorParallel ? TensorParallel.of(worldSize, rank).dim(tpDim)
+                .rowParallel(rowParallel.toArray(String[]::new)) : null;
+        return sel.slices(info -> {
+            Slice given = rules.sliceOf(info.name());
+            return given != null || tp == null ? given : tp.sliceOf(info);
+        });
+    }
+
     @Override
     public Integer call() throws IOException {
         if (worldSize < 1 || rank < 0 || rank >= worldSize) {
@@ -83,8 +122,13 @@ final class LoadCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Configuration hadoop = new Configuration();
         conf.forEach(hadoop::set);
-        LoaderConfig.Builder b = LoaderConfig.fromEnvironment().hadoopConf(hadoop).rank(rank, worldSize)
-                .readAll(allRanks).convertTo(to);
+        if (!tensorParallel && (tpDim != 0 || !rowParallel.isEmpty())) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--tp-dim and --row-parallel need --tensor-parallel");
+        }
+        TensorSelection selection = selection();
+        // In a tensor-parallel group every rank reads its part of every tensor: no chunk ownership.
+        LoaderConfig.Builder b = LoaderConfig.fromEnvironment().hadoopConf(hadoop)
+                .rank(tensorParallel ? 0 : rank, tensorParallel ? 1 : worldSize).readAll(allRanks).convertTo(to);
         if (legacy) {
             b.legacy(true);
         }
@@ -103,13 +147,14 @@ final class LoadCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        try (SafetensorsLoader loader = SafetensorsLoader.open(config, uris)) {
+        try (SafetensorsLoader loader = SafetensorsLoader.open(config, selection, uris)) {
             List<Chunk> chunks = loader.chunksToRead();
             long planned = chunks.stream().mapToLong(Chunk::byteSize).sum();
-            int tensors = chunks.stream().mapToInt(c -> c.tensors().size()).sum();
-            out.println(Format.fmt("%d file(s), %d tensors in %d chunks; rank %d of %d reads %d chunks (%s, %d tensors)%s",
+            int tensorCount = chunks.stream().mapToInt(c -> c.tensors().size()).sum();
+            out.println(Format.fmt("%d file(s), %d tensors in %d chunks; rank %d of %d%s reads %d chunks (%s, %d tensors)%s",
                     loader.files().size(), loader.plan().tensorCount(), loader.plan().chunks().size(), rank, worldSize,
-                    chunks.size(), Format.size(planned), tensors, config.legacy() ? ", legacy: one request per tensor" : ""));
+                    tensorParallel ? " (tensor parallel)" : "", chunks.size(), Format.size(planned), tensorCount,
+                    config.legacy() ? ", legacy: one request per tensor" : ""));
             out.flush();
             Progress progress = noProgress ? null : new Progress(err, loader.stats(), planned);
             long digest = 0;
@@ -136,15 +181,16 @@ final class LoadCommand implements Callable<Integer> {
                     progress.stop();
                 }
             }
-            if (seen.size() != tensors) {
-                throw new IOException("expected " + tensors + " tensors, got " + seen.size());
+            if (seen.size() != tensorCount) {
+                throw new IOException("expected " + tensorCount + " tensors, got " + seen.size());
             }
             LoadStats s = loader.stats();
-            out.println(Format.fmt("loaded %d tensors, %s read in %d data requests (%d retries) + %d header requests,"
-                            + " %.2f s, %.1f MB/s", seen.size(), Format.size(s.dataBytes()), s.dataRequests(),
-                    s.retries(), s.headerRequests(), s.seconds(), s.megabytesPerSecond()));
-            out.println(Format.fmt("verified: every tensor once, sizes match the headers; %s handed out; digest %016x",
-                    Format.size(bytesOut), digest));
+            out.println(Format.fmt("loaded %d tensors (%s of them), %s read in %d data requests (%d retries) + %d header"
+                            + " requests, %.2f s, %.1f MB/s", seen.size(), Format.size(s.bytesHandedOut()),
+                    Format.size(s.dataBytes()), s.dataRequests(), s.retries(), s.headerRequests(), s.seconds(),
+                    s.megabytesPerSecond()));
+            out.println(Format.fmt("verified: every tensor once, sizes match the headers; %s handed out (%d bytes);"
+                    + " digest %016x", Format.size(bytesOut), bytesOut, digest));
             out.flush();
         }
         return SafetensorsCli.EXIT_OK;

@@ -2,15 +2,11 @@ package io.github.semyonsinchenko.safetensors.cli;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.Header;
-import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsWriter;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -74,12 +70,19 @@ final class PackCommand implements Callable<Integer> {
 
         SafetensorsWriter writer = new SafetensorsWriter().metadata(metadata).keepInsertionOrder(keepOrder);
         Header written;
-        try (Arena arena = Arena.ofConfined()) {
+        List<MappedFile> inputs = new ArrayList<>(items.size());
+        try {
             for (Item it : items) {
-                TensorInfo info = planned.tensor(it.name());
-                writer.add(it.name(), it.dtype(), it.shape(), mapReadOnly(it, info.byteSize(), arena));
+                MappedFile in = MappedFile.open(it.file(), MappedFile.Sharing.CONFINED);
+                inputs.add(in);
+                checkSize(it, planned.tensor(it.name()).byteSize(), in.size());
+                writer.add(it.name(), it.dtype(), it.shape(), in.segment());
             }
             written = writer.write(outFile);
+        } finally {
+            for (MappedFile in : inputs) {
+                in.close();
+            }
         }
         PrintWriter out = spec.commandLine().getOut();
         out.println("packed " + written.size() + " tensors (" + Format.count(written.dataSize()) + " data bytes, "
@@ -89,19 +92,11 @@ final class PackCommand implements Callable<Integer> {
         return SafetensorsCli.EXIT_OK;
     }
 
-    /** Maps a raw tensor file read-only after checking its size; empty files need no mapping. */
-    private MemorySegment mapReadOnly(Item it, long expected, Arena arena) throws IOException {
-        try (FileChannel ch = FileChannel.open(it.file(), StandardOpenOption.READ)) {
-            long size = ch.size();
-            if (size != expected) {
-                throw new IOException(specFile + ": tensor \"" + it.name() + "\": " + it.file() + " has " + size
-                        + " bytes but " + it.dtype() + " " + Arrays.toString(it.shape()) + " needs " + expected);
-            }
-            if (size == 0) {
-                return MemorySegment.ofArray(new byte[0]);
-            }
-            // The mapping outlives the channel; it belongs to the arena.
-            return ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+    /** A raw tensor file must hold exactly the bytes its dtype and shape need. */
+    private void checkSize(Item it, long expected, long size) throws IOException {
+        if (size != expected) {
+            throw new IOException(specFile + ": tensor \"" + it.name() + "\": " + it.file() + " has " + size
+                    + " bytes but " + it.dtype() + " " + Arrays.toString(it.shape()) + " needs " + expected);
         }
     }
 

@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
             ExportCommand.class,
             PackCommand.class,
             ConvertCommand.class,
+            SliceCommand.class,
             LoadCommand.class,
             VacuumCommand.class,
             DemoCommand.class,

@@ -3,9 +3,12 @@ package io.github.semyonsinchenko.safetensors.cli;
 import io.github.semyonsinchenko.safetensors.dataset.CommitPolicy;
 import io.github.semyonsinchenko.safetensors.dataset.HadoopConfs;
 import io.github.semyonsinchenko.safetensors.dataset.Vacuum;
+import io.github.semyonsinchenko.safetensors.options.OptionException;
+import io.github.semyonsinchenko.safetensors.options.Options;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.fs.Path;
@@ -61,9 +64,11 @@ final class VacuumCommand implements Callable<Integer> {
         }
         CommitPolicy policy;
         try {
-            policy = CommitPolicy.parse(policyOptions);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            policy = CommitPolicy.parse(Options.of("vacuum", policyOptions));
+        } catch (OptionException e) { // in picocli's words, naming the flag the value came from
+            throw new CommandLine.ParameterException(spec.commandLine(), String.format(Locale.ROOT,
+                    "Invalid value for option '--%s': '%s'; allowed: %s", e.option().replace('_', '-'), e.value(),
+                    e.allowed()));
         }
         Vacuum.Report report = Vacuum.run(HadoopConfs.of(conf), new Path(path), policy, !apply);
         PrintWriter out = spec.commandLine().getOut();

@@ -86,6 +86,53 @@ class LoadCommandTest {
         assertNotEquals(digest(whole.out()), digest(f32.out()), "BF16 tensors came out as F32");
     }
 
+    private static long handedOut(String out) {
+        Matcher m = Pattern.compile("handed out \\((\\d+) bytes\\)").matcher(out);
+        assertTrue(m.find(), out);
+        return Long.parseLong(m.group(1));
+    }
+
+    @Test
+    void selectedTensorsSlicesAndTensorParallelBlocks() throws IOException {
+        String dir = checkpoint().toUri().toString();
+        CliTest.Result layer0 = CliTest.run("load", dir, "--tensors", "w0.*", "--no-progress");
+        assertEquals(0, layer0.exit(), layer0.out() + layer0.err());
+        assertTrue(layer0.out().contains("loaded 25 tensors"), layer0.out());
+        CliTest.Result heads = CliTest.run("load", dir, "--tensors", "w1.1?", "--slice", "0:10", "--no-progress");
+        assertEquals(0, heads.exit(), heads.out() + heads.err());
+        assertTrue(heads.out().contains("loaded 10 tensors"), heads.out());
+        assertEquals(10 * 10 * 2, handedOut(heads.out()), "the first 10 elements of 10 tensors of 2 bytes");
+
+        // A 2-D checkpoint: two ranks' column blocks add up to the whole, each reads about half.
+        Path mats = Files.createDirectories(tmp.resolve("mats"));
+        SafetensorsWriter w = new SafetensorsWriter();
+        Random rnd = new Random(9);
+        long whole = 0;
+        for (int i = 0; i < 6; i++) {
+            byte[] b = new byte[(64 + i) * 256 * 2];
+            rnd.nextBytes(b);
+            w.add("layer." + i + ".weight", Dtype.BF16, new long[] {64 + i, 256}, b);
+            w.add("layer." + i + ".norm", Dtype.F32, new long[] {4}, new byte[16]);
+            whole += b.length;
+        }
+        w.write(mats.resolve("m.safetensors"));
+        long sum = 0;
+        for (int rank = 0; rank < 2; rank++) {
+            CliTest.Result r = CliTest.run("load", mats.toUri().toString(), "--tensor-parallel", "--world-size", "2",
+                    "--rank", Integer.toString(rank), "--no-progress");
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertTrue(r.out().contains("(tensor parallel)"), r.out());
+            assertTrue(r.out().contains("loaded 12 tensors"), r.out());
+            sum += handedOut(r.out()) - 6 * 16; // the norms are whole on each rank
+        }
+        assertEquals(whole, sum, "the ranks' blocks of the weights add up to the weights");
+        CliTest.Result bad = CliTest.run("load", dir, "--slice", "0:x");
+        assertEquals(SafetensorsCli.EXIT_USAGE, bad.exit());
+        assertTrue(bad.err().contains("--slice 0:x"), bad.err());
+        CliTest.Result noTp = CliTest.run("load", dir, "--row-parallel", "*.o_proj.weight");
+        assertEquals(SafetensorsCli.EXIT_USAGE, noTp.exit());
+    }
+
     @Test
     void badArgumentsAndMissingFilesAreReported() throws IOException {
         String dir = checkpoint().toUri().toString();

@@ -70,6 +70,19 @@ public enum Dtype {
         return bits / 8;
     }
 
+    /**
+     * True for the floating-point dtypes: F4, the F6 and F8 formats, F16, BF16, F32 and F64 (not
+     * BOOL, the integers or the complex C64).
+     *
+     * @return whether elements are floating-point numbers
+     */
+    public boolean isFloatingPoint() {
+        return switch (this) {
+            case F4, F6_E2M3, F6_E3M2, F8_E5M2, F8_E4M3, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ, F16, BF16, F32, F64 -> true;
+            default -> false;
+        };
+    }
+
     /** The dtype spelled exactly as in a header ("F16", "F8_E4M3", ...), or null if unknown. */
     public static Dtype fromName(String name) {
         return BY_NAME.get(name);

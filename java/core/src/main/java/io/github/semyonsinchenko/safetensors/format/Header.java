@@ -91,6 +91,18 @@ public final class Header {
     }
 
     /**
+     * The most bytes a tensor's entry can add to a written header (see {@link HeaderLayout}): for
+     * writers that size their output before the offsets are known.
+     *
+     * @param name the tensor's name
+     * @param rank the number of its dimensions
+     * @return an upper bound of the entry's JSON bytes, its separating comma included
+     */
+    public static long maxEntryBytes(String name, int rank) {
+        return HeaderLayout.maxEntryBytes(name, rank);
+    }
+
+    /**
      * The header as written to a file: 8-byte little-endian N, then N bytes of compact JSON padded
      * with spaces to a multiple of 8, so the data section starts 8-byte aligned. A laid-out header
      * returns a copy of the bytes serialized by the layout; a parsed one is serialized compactly

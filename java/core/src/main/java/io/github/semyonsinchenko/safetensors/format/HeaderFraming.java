@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SeekableByteChannel;
+import java.util.Arrays;
 
 /**
  * Reads a header off the front of a file: the 8-byte little-endian length N, then N bytes, then
@@ -70,20 +71,43 @@ public final class HeaderFraming {
      * @param fileSize the file's size, which positioned inputs always know (e.g. from a FileStatus)
      */
     public static Header read(PositionedInput in, long fileSize, String source) throws IOException {
+        return read(in, fileSize, Header.PREFIX_BYTES, source);
+    }
+
+    /**
+     * Reads and validates only the header of a file of {@code fileSize} bytes, first reading up to
+     * {@code firstReadBytes} from its start (a guess that usually covers the whole header, for stores
+     * that charge per request), then, only when N says the header goes on, exactly its remaining
+     * bytes. N is checked against the size before the second read.
+     *
+     * @param fileSize the file's size, which positioned inputs always know (e.g. from a FileStatus)
+     * @param firstReadBytes bytes of the first read (at least the prefix; at most the file)
+     */
+    public static Header read(PositionedInput in, long fileSize, int firstReadBytes, String source)
+            throws IOException {
         if (fileSize < 0) {
             throw new IllegalArgumentException(source + ": positioned reads need the file size, got " + fileSize);
         }
         if (fileSize < Header.PREFIX_BYTES) {
             throw truncatedPrefix("the file has only " + fileSize + " bytes", source);
         }
-        byte[] prefix = new byte[Header.PREFIX_BYTES];
-        in.readFully(0, prefix);
-        byte[] header = new byte[headerLength(prefix, fileSize, source)];
-        in.readFully(Header.PREFIX_BYTES, header);
+        byte[] first = new byte[(int) Math.min(fileSize, Math.max(Header.PREFIX_BYTES, firstReadBytes))];
+        in.readFully(0, first);
+        int n = headerLength(first, fileSize, source);
+        int have = Math.min(n, first.length - Header.PREFIX_BYTES);
+        byte[] header = Arrays.copyOfRange(first, Header.PREFIX_BYTES, Header.PREFIX_BYTES + n);
+        if (have < n) {
+            byte[] rest = new byte[n - have];
+            in.readFully(first.length, rest);
+            System.arraycopy(rest, 0, header, have, rest.length);
+        }
         return HeaderParser.parse(header, fileSize, source);
     }
 
-    /** The one check of the prefix: N, read unsigned, within the limit and (when known) the file. */
+    /**
+     * The one check of the prefix (the first 8 bytes of {@code prefix}): N, read unsigned, within the
+     * limit and (when known) the file.
+     */
     static int headerLength(byte[] prefix, long fileSize, String source) throws SafetensorsException {
         long n = ByteBuffer.wrap(prefix).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
         HeaderRules.checkPrefix(n, fileSize, source);

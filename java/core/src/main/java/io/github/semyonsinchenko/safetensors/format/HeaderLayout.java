@@ -72,6 +72,31 @@ final class HeaderLayout {
         return new Header(padded, infos, byName, meta, frame(json, padded));
     }
 
+    /** An entry's JSON with empty name, dtype and numbers, and the comma that follows it. */
+    private static final int ENTRY_PUNCTUATION = "\"\":{\"dtype\":\"\",\"shape\":[],\"data_offsets\":[,]},".length();
+    /** Digits of the largest shape entry or offset. */
+    private static final int MAX_NUMBER_DIGITS = Long.toString(Header.MAX_DIMENSION).length();
+    private static final int MAX_DTYPE_CHARS = Arrays.stream(Dtype.values()).mapToInt(d -> d.name().length()).max()
+            .orElseThrow();
+
+    /**
+     * The most bytes the JSON entry of a tensor called {@code name} of rank {@code rank} can take in
+     * a written header, with the comma after it: the name escaped as {@link HeaderJson} escapes it,
+     * the longest dtype, and every dimension and offset at its largest.
+     */
+    static long maxEntryBytes(String name, int rank) {
+        long nameBytes = 0;
+        for (int i = 0; i < name.length(); ) {
+            int c = name.codePointAt(i);
+            i += Character.charCount(c);
+            nameBytes += c == '"' || c == '\\' ? 2
+                    : c < 0x20 ? ("\b\f\n\r\t".indexOf(c) >= 0 ? 2 : 6)
+                    : c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+        }
+        return nameBytes + ENTRY_PUNCTUATION + MAX_DTYPE_CHARS + (long) rank * MAX_NUMBER_DIGITS
+                + Math.max(rank - 1, 0) + 2L * MAX_NUMBER_DIGITS;
+    }
+
     /** 8-byte little-endian N, the JSON, then spaces up to N, so the data section starts 8-byte aligned. */
     static byte[] frame(byte[] json, long headerLength) {
         byte[] out = new byte[Math.toIntExact(Header.PREFIX_BYTES + headerLength)];

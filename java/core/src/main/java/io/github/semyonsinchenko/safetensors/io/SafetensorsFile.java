@@ -1,20 +1,19 @@
 package io.github.semyonsinchenko.safetensors.io;
 
 import io.github.semyonsinchenko.safetensors.format.Header;
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.format.HeaderFraming;
 import io.github.semyonsinchenko.safetensors.format.SafetensorsException;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.format.Violation;
-import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -26,18 +25,18 @@ import java.util.SequencedMap;
  * slices of the mapping: no tensor byte is copied onto the heap.
  *
  * <h2>Arena ownership</h2>
- * Each {@code SafetensorsFile} owns exactly one {@link Arena}, created by {@link #open} and closed
- * by {@link #close()}, which unmaps the file at once (no waiting for GC; files over 2 GiB map as one
- * segment). The {@link Tensor}s and segments it hands out are borrowed views: they have no
- * {@code close()}, and any access after the file is closed throws {@link IllegalStateException}
- * (the JDK checks every segment access against its arena, so a late read fails cleanly rather
- * than touching unmapped memory).
+ * Each {@code SafetensorsFile} owns exactly one {@link MappedFile} (the mapping and its arena),
+ * created by {@link #open} and closed by {@link #close()}, which unmaps the file at once (no waiting
+ * for GC; files over 2 GiB map as one segment). The {@link Tensor}s and segments it hands out are
+ * borrowed views: they have no {@code close()}, and any access after the file is closed throws
+ * {@link IllegalStateException} (the JDK checks every segment access against its arena, so a late
+ * read fails cleanly rather than touching unmapped memory).
  * <ul>
- *   <li>{@link Sharing#SHARED} (the default): any thread may read the segments; {@code close()}
- *       performs a JVM-wide handshake (microseconds to a few milliseconds), so it suits files
- *       opened once and read by many threads.</li>
- *   <li>{@link Sharing#CONFINED}: only the opening thread may read or close; close is cheap. Suits
- *       one task reading one file, e.g. a Spark partition reader.</li>
+ *   <li>{@link MappedFile.Sharing#SHARED} (the default): any thread may read the segments;
+ *       {@code close()} performs a JVM-wide handshake (microseconds to a few milliseconds), so it
+ *       suits files opened once and read by many threads.</li>
+ *   <li>{@link MappedFile.Sharing#CONFINED}: only the opening thread may read or close; close is
+ *       cheap. Suits one task reading one file, e.g. a Spark partition reader.</li>
  * </ul>
  * {@code close()} is idempotent.
  *
@@ -45,38 +44,49 @@ import java.util.SequencedMap;
  * If another process truncates the file while it is mapped, reads of the lost pages fault. The
  * {@link Tensor} accessors and the {@code Kernels} calls turn that into a
  * {@link MappedFileFaultException} naming this file and the tensor (the mapping is registered with
- * {@link MappedFiles} while open). Reads of {@link Tensor#data()} by other code get the JDK's
+ * {@link MappedFiles} while open, with this file's tensors as its parts). Reads of {@link Tensor#data()} by other code get the JDK's
  * {@link InternalError} instead; the JDK raises that error asynchronously in compiled code, so it
  * can surface a little after the faulting read.
  */
 public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
 
-    /** Which threads may use the mapping; see the class comment. */
-    public enum Sharing { SHARED, CONFINED }
-
     private final Path path;
     private final Header header;
-    private final Arena arena;
+    private final MappedFile mapped;
     private final List<Tensor> tensors;
     private final Map<String, Tensor> byName;
-    private final MappedFiles.Registration registration;
-    private volatile boolean closed;
+    private final TensorOwner owner = new TensorOwner() {
+        @Override
+        void ensureOpen() {
+            SafetensorsFile.this.ensureOpen();
+        }
 
-    private SafetensorsFile(Path path, Header header, Arena arena, MemorySegment mapping) {
+        @Override
+        String source() {
+            return path.toString();
+        }
+
+        @Override
+        RuntimeException accessFailure(Tensor t, Throwable e) {
+            return SafetensorsFile.this.accessFailure(t, e);
+        }
+    };
+
+    private SafetensorsFile(Path path, Header header, MappedFile mapped) {
         this.path = path;
         this.header = header;
-        this.arena = arena;
-        MemorySegment data = mapping.asSlice(header.dataOffset(), header.dataSize());
+        this.mapped = mapped;
+        MemorySegment data = mapped.segment().asSlice(header.dataOffset(), header.dataSize());
         List<Tensor> list = new ArrayList<>(header.size());
-        Map<String, Tensor> index = HashMap.newHashMap(header.size());
+        Map<String, Tensor> index = LinkedHashMap.newLinkedHashMap(header.size());
         for (TensorInfo info : header.tensors()) {
-            Tensor t = new Tensor(this, info, data.asSlice(info.begin(), info.byteSize()));
+            Tensor t = new Tensor(owner, info, data.asSlice(info.begin(), info.byteSize()));
             list.add(t);
             index.put(info.name(), t);
         }
         this.tensors = Collections.unmodifiableList(list);
-        this.byName = index;
-        this.registration = MappedFiles.register(mapping, path.toString(), this::tensorAtFileOffset);
+        this.byName = Collections.unmodifiableMap(index);
+        mapped.nameParts(this::tensorAtFileOffset);
     }
 
     /** The name of the tensor holding byte {@code offset} of the file, or null (header, or past the end). */
@@ -103,7 +113,7 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
      * truncation. Anything else is rethrown unchanged.
      */
     RuntimeException accessFailure(Tensor t, Throwable e) {
-        if (closed) {
+        if (!mapped.isOpen()) {
             return new IllegalStateException(closedMessage() + " (reading tensor \"" + t.name() + "\")", e);
         }
         if (MappedFiles.isMemoryFault(e)) {
@@ -116,54 +126,62 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         throw (Error) e;
     }
 
-    /** Opens, validates and maps {@code path} with a {@link Sharing#SHARED} arena. */
+    /**
+     * Opens, validates and maps {@code path} with a {@link MappedFile.Sharing#SHARED} arena.
+     *
+     * @param path the file
+     * @return the open file
+     * @throws IOException if the file cannot be read or mapped, or breaks a format rule
+     */
     public static SafetensorsFile open(Path path) throws IOException {
-        return open(path, Sharing.SHARED);
+        return open(path, MappedFile.Sharing.SHARED);
     }
 
     /**
-     * Opens, validates and maps {@code path}.
+     * Opens, validates and maps {@code path}. The header is read from the mapping; only its 8 + N
+     * bytes are touched before the tensors are handed out.
      *
+     * @param path the file
+     * @param sharing which threads may read the mapping
+     * @return the open file
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the file breaks a
      *     format rule; the message names the file, the tensor and the rule
+     * @throws IOException if the file cannot be read or mapped
      */
-    public static SafetensorsFile open(Path path, Sharing sharing) throws IOException {
-        String source = path.toString();
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            Header header = Header.read(channel, source);
-            Arena arena = sharing == Sharing.CONFINED ? Arena.ofConfined() : Arena.ofShared();
-            boolean success = false;
-            try {
-                MemorySegment mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, header.fileSize(), arena);
-                SafetensorsFile file = new SafetensorsFile(path, header, arena, mapping);
-                success = true;
-                return file;
-            } catch (IOException e) {
-                throw new IOException(source + ": mapping " + header.fileSize() + " bytes failed (check free address"
-                        + " space and vm.max_map_count): " + e.getMessage(), e);
-            } finally {
-                if (!success) {
-                    arena.close();
-                }
+    public static SafetensorsFile open(Path path, MappedFile.Sharing sharing) throws IOException {
+        MappedFile mapped = MappedFile.open(path, sharing);
+        boolean success = false;
+        try {
+            MemorySegment bytes = mapped.segment();
+            // A guarded copy: the file truncated under this read is the typed exception, not a fault.
+            Header header = HeaderFraming.read((position, buffer) -> MappedFiles.copy(bytes, position,
+                    MemorySegment.ofArray(buffer), 0, buffer.length), mapped.size(), path.toString());
+            SafetensorsFile file = new SafetensorsFile(path, header, mapped);
+            success = true;
+            return file;
+        } finally {
+            if (!success) {
+                mapped.close();
             }
         }
     }
 
+    /** {@return the file} */
     public Path path() {
         return path;
     }
 
-    /** The validated header (also available after close). */
+    /** {@return the validated header (also available after close)} */
     public Header header() {
         return header;
     }
 
-    /** {@code __metadata__} in file order. */
+    /** {@return {@code __metadata__} in file order} */
     public SequencedMap<String, String> metadata() {
         return header.metadata();
     }
 
-    /** Tensors in offset order. */
+    /** {@return tensors in offset order} */
     public List<Tensor> tensors() {
         ensureOpen();
         return tensors;
@@ -174,10 +192,17 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         return tensors().iterator();
     }
 
+    /** {@return the number of tensors} */
     public int size() {
         return tensors.size();
     }
 
+    /**
+     * Whether the file has a tensor called {@code name}.
+     *
+     * @param name a tensor name
+     * @return whether the file has it
+     */
     public boolean contains(String name) {
         return byName.containsKey(name);
     }
@@ -185,6 +210,8 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
     /**
      * The tensor called {@code name}, in O(1).
      *
+     * @param name a tensor name
+     * @return the tensor
      * @throws NoSuchElementException naming the file when there is no such tensor
      */
     public Tensor tensor(String name) {
@@ -197,12 +224,24 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         return t;
     }
 
+    /**
+     * The tensors by name, in offset order (unmodifiable): what Hugging Face's {@code load_file}
+     * returns, as views of the mapping rather than copies.
+     *
+     * @return the tensors by name
+     */
+    public Map<String, Tensor> asMap() {
+        ensureOpen();
+        return byName;
+    }
+
+    /** {@return whether {@link #close()} has not been called} */
     public boolean isOpen() {
-        return !closed;
+        return mapped.isOpen();
     }
 
     void ensureOpen() {
-        if (closed) {
+        if (!mapped.isOpen()) {
             throw new IllegalStateException(closedMessage());
         }
     }
@@ -214,22 +253,12 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
     /** Unmaps the file. Idempotent; with a confined arena, only the opening thread may call it. */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            arena.close();
-            closed = true;
-            registration.close();
-        }
+        mapped.close();
     }
 
     @Override
     public String toString() {
         return "SafetensorsFile[" + path + ", " + tensors.size() + " tensors, " + header.fileSize() + " bytes"
-                + (closed ? ", closed" : "") + "]";
+                + (mapped.isOpen() ? "" : ", closed") + "]";
     }
 }

@@ -3,7 +3,6 @@ package io.github.semyonsinchenko.safetensors.kernels;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
@@ -11,7 +10,6 @@ import java.util.Objects;
  * gather indices. A failed check throws naming the argument; nothing has been written then.
  */
 final class Arguments {
-    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private Arguments() {}
 
@@ -133,6 +131,14 @@ final class Arguments {
         }
     }
 
+    /** As {@link #requireSize} for a call that is not one {@link Conversion} (a copy, a two-step conversion). */
+    static void requireBytes(MemorySegment seg, long needed, String what, Object call, long count) {
+        if (seg.byteSize() < needed) {
+            throw new IndexOutOfBoundsException(call + ": " + what + " is " + seg.byteSize() + " bytes; count="
+                    + count + " needs " + needed);
+        }
+    }
+
     static void requireWritable(MemorySegment dst, String what) {
         if (dst.isReadOnly()) {
             throw new IllegalArgumentException(what + " is read-only");
@@ -188,7 +194,7 @@ final class Arguments {
     }
 
     static void requireLittleEndian() {
-        if (!LITTLE_ENDIAN) {
+        if (!LittleEndian.IS_NATIVE_ORDER) {
             throw new UnsupportedOperationException("the heap-array overloads need a little-endian JVM; use"
                     + " little-endian MemorySegments instead");
         }
@@ -205,7 +211,7 @@ final class Arguments {
 
     static Class<?> arrayElement(Dtype d) {
         return switch (d) {
-            case I8, U8 -> byte.class;
+            case I8, U8, F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ -> byte.class;
             case I16, U16, F16, BF16 -> short.class;
             case I32, U32 -> int.class;
             case I64, U64 -> long.class;

@@ -30,7 +30,7 @@ abstract class Backend {
 
     /**
      * Called by {@link Kernels} right after a call, inside its fault handling: the Java paths make
-     * the JDK raise a pending memory-fault error now (see {@link MappedFiles#raisePendingFault}).
+     * the JDK raise a pending memory-fault error now (see {@link io.github.semyonsinchenko.safetensors.mmap.MappedFiles#raisePendingFault}).
      */
     void afterCall() {}
 

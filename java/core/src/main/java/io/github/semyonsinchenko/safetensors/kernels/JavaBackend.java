@@ -4,6 +4,7 @@ import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I32;
 import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I64;
 
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.lang.foreign.MemorySegment;
 
 /** What the two Java paths share: gathers are row copies, gather-and-convert converts row by row. */

@@ -6,9 +6,12 @@ import static io.github.semyonsinchenko.safetensors.kernels.Arguments.requireArr
 import static io.github.semyonsinchenko.safetensors.kernels.Arguments.requireLittleEndian;
 import static io.github.semyonsinchenko.safetensors.kernels.Arguments.slice;
 
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -177,11 +180,94 @@ public final class Kernels {
         if (a == null) {
             return;
         }
+        // Conversions without a native kernel run on the Java path whichever path was chosen.
+        Backend run = c.hasNativeKernel() ? b : ScalarBackend.INSTANCE;
         try {
-            b.convert(c, a.src(), a.dst(), count);
-            b.afterCall();
+            run.convert(c, a.src(), a.dst(), count);
+            run.afterCall();
         } catch (NativeBackend.Fault | InternalError e) {
             throw fault(e, "Kernels.convert(" + c + ")", "src", a.src(), "dst", a.dst());
+        }
+    }
+
+    // ------------------------------------------------------------------ conversions by dtype
+
+    /** Elements converted per step when a conversion to F64 goes through F32. */
+    private static final int STAGE_ELEMENTS = 8192;
+
+    /**
+     * Whether {@link #convert(Dtype, Dtype, MemorySegment, MemorySegment, long)} converts {@code from}
+     * to {@code to}: the same dtype (a copy), a single {@link Conversion}, or F64 from a dtype that
+     * widens to F32 exactly (F16, BF16, the F8 formats, I8, U8, I16, U16).
+     *
+     * @param from the dtype read
+     * @param to the dtype written
+     * @return whether the pair is supported
+     */
+    public static boolean canConvert(Dtype from, Dtype to) {
+        Objects.requireNonNull(from, "from");
+        Objects.requireNonNull(to, "to");
+        return from == to || Conversion.of(from, to).isPresent()
+                || to == Dtype.F64 && Conversion.exactToF32(from).isPresent();
+    }
+
+
+    /**
+     * Converts {@code count} elements of dtype {@code from} at the start of {@code src} to {@code to}
+     * at the start of {@code dst}, by the rules of {@link Conversion}: a copy when the dtypes are
+     * equal (any dtype, sub-byte ones included), the one kernel {@link Conversion#of(Dtype, Dtype)}
+     * when there is one, and for F64 from a dtype that widens to F32 exactly, that widening and then
+     * {@link Conversion#F32_TO_F64} (both exact) through a small buffer.
+     *
+     * @param from the dtype read
+     * @param to the dtype written
+     * @param src the elements read, from its first byte
+     * @param dst where the converted elements go, from its first byte
+     * @param count how many elements
+     * @throws UnsupportedOperationException if {@link #canConvert} is false for the pair
+     * @throws IllegalArgumentException if {@code count} is negative, {@code dst} is read-only or overlaps {@code src}
+     * @throws IndexOutOfBoundsException if {@code src} or {@code dst} is too short for {@code count}
+     */
+    public static void convert(Dtype from, Dtype to, MemorySegment src, MemorySegment dst, long count) {
+        Objects.requireNonNull(src, "src");
+        Objects.requireNonNull(dst, "dst");
+        if (!canConvert(from, to)) {
+            throw new UnsupportedOperationException(String.format(Locale.ROOT, "no kernel converts %s to %s (see"
+                    + " Kernels.canConvert)", from, to));
+        }
+        if (count < 0) {
+            throw new IllegalArgumentException(from + " to " + to + ": count must not be negative, got " + count);
+        }
+        if (from == to) {
+            long bytes = from.storageBytes(count);
+            Arguments.requireBytes(src, bytes, "src", from + " copy", count);
+            Arguments.requireBytes(dst, bytes, "dst", from + " copy", count);
+            Arguments.requireWritable(dst, "dst");
+            if (bytes == 0) {
+                return;
+            }
+            Arguments.requireDisjoint(src.asSlice(0, bytes), "src", dst.asSlice(0, bytes));
+            try {
+                MemorySegment.copy(src, 0, dst, 0, bytes);
+                MappedFiles.raisePendingFault();
+            } catch (InternalError e) {
+                throw fault(e, "Kernels.convert(" + from + " copy)", "src", src, "dst", dst);
+            }
+            return;
+        }
+        Conversion direct = Conversion.of(from, to).orElse(null);
+        if (direct != null) {
+            convert(direct, src, dst, count);
+            return;
+        }
+        Conversion widen = Conversion.toF32(from).orElseThrow();
+        Arguments.requireBytes(src, Arguments.bytes(count, widen.sourceBytes(), "count"), "src", widen, count);
+        Arguments.requireBytes(dst, Arguments.bytes(count, 8, "count"), "dst", Conversion.F32_TO_F64, count);
+        MemorySegment stage = MemorySegment.ofArray(new float[(int) Math.min(count, STAGE_ELEMENTS)]);
+        for (long i = 0; i < count; i += STAGE_ELEMENTS) {
+            long m = Math.min(STAGE_ELEMENTS, count - i);
+            convert(widen, src.asSlice(i * widen.sourceBytes(), m * widen.sourceBytes()), stage, m);
+            convert(Conversion.F32_TO_F64, stage, dst.asSlice(i * 8, m * 8), m);
         }
     }
 
@@ -212,7 +298,7 @@ public final class Kernels {
                 slice(MemorySegment.ofArray(dst), dst.length, 2, dstOffset, count, "dst"), count);
     }
 
-    /** {@link Conversion#I8_TO_F32} or {@link Conversion#U8_TO_F32}. */
+    /** {@link Conversion#I8_TO_F32}, {@link Conversion#U8_TO_F32} or one of the F8 formats to F32. */
     public static void convert(Conversion c, byte[] src, int srcOffset, float[] dst, int dstOffset, int count) {
         requireArrays(c, byte.class, float.class);
         convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 1, srcOffset, count, "src"),
@@ -240,14 +326,62 @@ public final class Kernels {
                 slice(MemorySegment.ofArray(dst), dst.length, 4, dstOffset, count, "dst"), count);
     }
 
+    /**
+     * {@link Conversion#F32_TO_F64}.
+     *
+     * @param c the conversion
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     */
+    public static void convert(Conversion c, float[] src, int srcOffset, double[] dst, int dstOffset, int count) {
+        requireArrays(c, float.class, double.class);
+        convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 4, srcOffset, count, "src"),
+                slice(MemorySegment.ofArray(dst), dst.length, 8, dstOffset, count, "dst"), count);
+    }
+
+    /**
+     * {@link Conversion#I32_TO_F64} or {@link Conversion#U32_TO_F64} (the {@code int}s read as unsigned).
+     *
+     * @param c the conversion
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     */
+    public static void convert(Conversion c, int[] src, int srcOffset, double[] dst, int dstOffset, int count) {
+        requireArrays(c, int.class, double.class);
+        convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 4, srcOffset, count, "src"),
+                slice(MemorySegment.ofArray(dst), dst.length, 8, dstOffset, count, "dst"), count);
+    }
+
+    /**
+     * {@link Conversion#I64_TO_F64} or {@link Conversion#U64_TO_F64} (the {@code long}s read as unsigned).
+     *
+     * @param c the conversion
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     */
+    public static void convert(Conversion c, long[] src, int srcOffset, double[] dst, int dstOffset, int count) {
+        requireArrays(c, long.class, double.class);
+        convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 8, srcOffset, count, "src"),
+                slice(MemorySegment.ofArray(dst), dst.length, 8, dstOffset, count, "dst"), count);
+    }
+
     // ------------------------------------------------------------------ one element
 
     /**
      * Converts one element given by its raw bits, for callers that meet elements one at a time
      * (a value already in a register, a generic Spark array): the bits {@link #convert} writes for
      * that element, on every path. The source bits are the low bits of {@code sourceBits} (16 for
-     * F16/BF16/I16/U16, 32 for F32/I32/U32, 8 for I8/U8, all 64 for I64/U64/F64); the result is the
-     * target's bits, zero-extended (16 bits for F16/BF16, 32 for F32). Plain Java on the scalar
+     * F16/BF16/I16/U16, 32 for F32/I32/U32, 8 for I8/U8 and the F8 formats, all 64 for I64/U64/F64);
+     * the result is the target's bits, zero-extended (16 bits for F16/BF16, 32 for F32, all 64 for F64). Plain Java on the scalar
      * definition of every conversion: no native call, no argument segment, no allocation.
      */
     public static long convertBits(Conversion c, long sourceBits) {
@@ -271,6 +405,16 @@ public final class Kernels {
             case I64_TO_F32 -> floatBits((float) sourceBits);
             case U64_TO_F32 -> floatBits(ScalarKernels.u64ToF32(sourceBits));
             case F64_TO_F32 -> Integer.toUnsignedLong(ScalarKernels.f64ToF32(sourceBits));
+            case F8_E4M3_TO_F32 -> Integer.toUnsignedLong(ScalarKernels.F8_E4M3[(int) sourceBits & 0xFF]);
+            case F8_E5M2_TO_F32 -> Integer.toUnsignedLong(ScalarKernels.F8_E5M2[(int) sourceBits & 0xFF]);
+            case F8_E8M0_TO_F32 -> Integer.toUnsignedLong(ScalarKernels.F8_E8M0[(int) sourceBits & 0xFF]);
+            case F8_E4M3FNUZ_TO_F32 -> Integer.toUnsignedLong(ScalarKernels.F8_E4M3FNUZ[(int) sourceBits & 0xFF]);
+            case F8_E5M2FNUZ_TO_F32 -> Integer.toUnsignedLong(ScalarKernels.F8_E5M2FNUZ[(int) sourceBits & 0xFF]);
+            case F32_TO_F64 -> ScalarKernels.f32ToF64(i);
+            case I32_TO_F64 -> Double.doubleToRawLongBits(i);
+            case U32_TO_F64 -> Double.doubleToRawLongBits(Integer.toUnsignedLong(i));
+            case I64_TO_F64 -> Double.doubleToRawLongBits((double) sourceBits);
+            case U64_TO_F64 -> Double.doubleToRawLongBits(ScalarKernels.u64ToF64(sourceBits));
         };
     }
 

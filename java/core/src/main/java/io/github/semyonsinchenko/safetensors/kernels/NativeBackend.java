@@ -152,7 +152,7 @@ final class NativeBackend extends Backend {
     /**
      * ST_ERR_FAULT: the kernel's memory access faulted (a mapped file truncated under it) and the
      * library's fault guard turned the signal into a status. {@link Kernels} turns this into a
-     * {@link io.github.semyonsinchenko.safetensors.format.MappedFileFaultException} naming the file.
+     * {@link io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException} naming the file.
      */
     static final class Fault extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -250,6 +250,7 @@ final class NativeBackend extends Backend {
                 case I64_TO_F32 -> (int) MH_st_i64_to_f32.invokeExact(dst, src, n);
                 case U64_TO_F32 -> (int) MH_st_u64_to_f32.invokeExact(dst, src, n);
                 case F64_TO_F32 -> (int) MH_st_f64_to_f32.invokeExact(dst, src, n);
+                default -> throw noKernel(c);
             };
         } catch (Throwable t) {
             throw rethrow(t);
@@ -276,10 +277,16 @@ final class NativeBackend extends Backend {
                 case I64_TO_F32 -> (int) MH_st_i64_to_f32_heap.invokeExact(dst, src, n);
                 case U64_TO_F32 -> (int) MH_st_u64_to_f32_heap.invokeExact(dst, src, n);
                 case F64_TO_F32 -> (int) MH_st_f64_to_f32_heap.invokeExact(dst, src, n);
+                default -> throw noKernel(c);
             };
         } catch (Throwable t) {
             throw rethrow(t);
         }
+    }
+
+    /** Kernels routes the conversions without a native kernel to the Java path; reaching here is a bug. */
+    private static IllegalStateException noKernel(Conversion c) {
+        return new IllegalStateException(c + " has no native kernel; Kernels runs it on the Java path");
     }
 
     // ---- gathers ----

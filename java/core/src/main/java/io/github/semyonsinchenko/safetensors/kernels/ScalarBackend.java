@@ -2,6 +2,7 @@ package io.github.semyonsinchenko.safetensors.kernels;
 
 import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import static io.github.semyonsinchenko.safetensors.format.LittleEndian.F32;
+import static io.github.semyonsinchenko.safetensors.format.LittleEndian.F64;
 import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I16;
 import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I32;
 import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I64;
@@ -46,6 +47,53 @@ final class ScalarBackend extends JavaBackend {
             case I64_TO_F32 -> i64ToF32(src, dst, from, to);
             case U64_TO_F32 -> u64ToF32(src, dst, from, to);
             case F64_TO_F32 -> f64ToF32(src, dst, from, to);
+            case F8_E4M3_TO_F32 -> lookup(ScalarKernels.F8_E4M3, src, dst, from, to);
+            case F8_E5M2_TO_F32 -> lookup(ScalarKernels.F8_E5M2, src, dst, from, to);
+            case F8_E8M0_TO_F32 -> lookup(ScalarKernels.F8_E8M0, src, dst, from, to);
+            case F8_E4M3FNUZ_TO_F32 -> lookup(ScalarKernels.F8_E4M3FNUZ, src, dst, from, to);
+            case F8_E5M2FNUZ_TO_F32 -> lookup(ScalarKernels.F8_E5M2FNUZ, src, dst, from, to);
+            case F32_TO_F64 -> f32ToF64(src, dst, from, to);
+            case I32_TO_F64 -> i32ToF64(src, dst, from, to);
+            case U32_TO_F64 -> u32ToF64(src, dst, from, to);
+            case I64_TO_F64 -> i64ToF64(src, dst, from, to);
+            case U64_TO_F64 -> u64ToF64(src, dst, from, to);
+        }
+    }
+
+    /** An 8-bit source through a table of its 256 results (the F8 formats). */
+    private static void lookup(int[] table, MemorySegment src, MemorySegment dst, long from, long to) {
+        for (long i = from; i < to; i++) {
+            dst.set(I32, i * 4, table[src.get(I8, i) & 0xFF]);
+        }
+    }
+
+    private static void f32ToF64(MemorySegment src, MemorySegment dst, long from, long to) {
+        for (long i = from; i < to; i++) {
+            dst.set(I64, i * 8, ScalarKernels.f32ToF64(src.get(I32, i * 4)));
+        }
+    }
+
+    private static void i32ToF64(MemorySegment src, MemorySegment dst, long from, long to) {
+        for (long i = from; i < to; i++) {
+            dst.set(F64, i * 8, src.get(I32, i * 4));
+        }
+    }
+
+    private static void u32ToF64(MemorySegment src, MemorySegment dst, long from, long to) {
+        for (long i = from; i < to; i++) {
+            dst.set(F64, i * 8, Integer.toUnsignedLong(src.get(I32, i * 4)));
+        }
+    }
+
+    private static void i64ToF64(MemorySegment src, MemorySegment dst, long from, long to) {
+        for (long i = from; i < to; i++) {
+            dst.set(F64, i * 8, (double) src.get(I64, i * 8));
+        }
+    }
+
+    private static void u64ToF64(MemorySegment src, MemorySegment dst, long from, long to) {
+        for (long i = from; i < to; i++) {
+            dst.set(F64, i * 8, ScalarKernels.u64ToF64(src.get(I64, i * 8)));
         }
     }
 

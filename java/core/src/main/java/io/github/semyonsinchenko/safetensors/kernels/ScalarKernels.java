@@ -154,4 +154,75 @@ final class ScalarKernels {
         }
         return Float.floatToRawIntBits((float) Double.longBitsToDouble(bits));
     }
+    // ---- 8-bit floats to F32: tables of all 256 results, built from the formats' definitions ----
+
+    /** F32 bits of every F8_E4M3 pattern (float8_e4m3fn: bias 7, 3 mantissa bits, S.1111.111 NaN). */
+    static final int[] F8_E4M3 = f8Table(4, 3, 7, false, false);
+    /** F32 bits of every F8_E5M2 pattern (bias 15, 2 mantissa bits, IEEE infinities and NaNs). */
+    static final int[] F8_E5M2 = f8Table(5, 2, 15, true, false);
+    /** F32 bits of every F8_E4M3FNUZ pattern (bias 8, 0x80 NaN, no -0, no infinities). */
+    static final int[] F8_E4M3FNUZ = f8Table(4, 3, 8, false, true);
+    /** F32 bits of every F8_E5M2FNUZ pattern (bias 16, 0x80 NaN, no -0, no infinities). */
+    static final int[] F8_E5M2FNUZ = f8Table(5, 2, 16, false, true);
+    /** F32 bits of every F8_E8M0 pattern (float8_e8m0fnu: 2^(e-127), 0xFF NaN). */
+    static final int[] F8_E8M0 = e8m0Table();
+
+    private static final int QUIET_NAN = 0x7FC00000;
+
+    /**
+     * One signed 8-bit float format: 1 sign bit, {@code expBits} exponent bits, {@code mantBits}
+     * mantissa bits. With {@code ieee} the top exponent holds infinities (mantissa 0) and NaNs whose
+     * payload is kept, as F16 to F32 keeps it (E5M2 is the top byte of an F16); otherwise the all-ones
+     * pattern of each sign is NaN (E4M3FN), or with {@code fnuz} only 0x80 is (and there is no -0).
+     */
+    private static int[] f8Table(int expBits, int mantBits, int bias, boolean ieee, boolean fnuz) {
+        int[] table = new int[256];
+        int maxExp = (1 << expBits) - 1;
+        int mantMask = (1 << mantBits) - 1;
+        for (int b = 0; b < 256; b++) {
+            int sign = (b & 0x80) << 24;
+            int exp = (b >>> mantBits) & maxExp;
+            int mant = b & mantMask;
+            if (fnuz && b == 0x80) {
+                table[b] = sign | QUIET_NAN;
+            } else if (ieee && exp == maxExp) {
+                table[b] = sign | 0x7F800000 | (mant << (23 - mantBits));
+            } else if (!ieee && !fnuz && exp == maxExp && mant == mantMask) {
+                table[b] = sign | QUIET_NAN;
+            } else {
+                // Every value of these formats is an F32, so scaling the significand is exact.
+                int significand = exp == 0 ? mant : (1 << mantBits) | mant;
+                int scale = (exp == 0 ? 1 : exp) - bias - mantBits;
+                table[b] = sign | Float.floatToRawIntBits(Math.scalb((float) significand, scale));
+            }
+        }
+        return table;
+    }
+
+    private static int[] e8m0Table() {
+        int[] table = new int[256];
+        for (int e = 0; e < 255; e++) {
+            table[e] = Float.floatToRawIntBits(Math.scalb(1.0f, e - 127)); // e = 0: the F32 subnormal 2^-127
+        }
+        table[255] = QUIET_NAN;
+        return table;
+    }
+
+    // ---- to F64 ----
+
+    /** Exact; a NaN keeps its sign and its 23 payload bits at the top of the F64 mantissa. */
+    static long f32ToF64(int f) {
+        if ((f & 0x7FFFFFFF) > 0x7F800000) {
+            return ((long) (f & 0x80000000) << 32) | 0x7FF0000000000000L | ((long) (f & 0x7FFFFF) << 29);
+        }
+        return Double.doubleToRawLongBits(Float.intBitsToFloat(f));
+    }
+
+    /** Correctly rounded, as {@link #u64ToF32}. */
+    static double u64ToF64(long v) {
+        if (v >= 0) {
+            return (double) v;
+        }
+        return (double) ((v >>> 1) | (v & 1)) * 2.0;
+    }
 }

@@ -17,6 +17,7 @@ import static jdk.incubator.vector.VectorOperators.S2F;
 import static jdk.incubator.vector.VectorOperators.ZERO_EXTEND_B2I;
 import static jdk.incubator.vector.VectorOperators.ZERO_EXTEND_S2I;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
@@ -38,7 +39,7 @@ import jdk.incubator.vector.VectorSpecies;
  * (plus two exact float tricks, noted where used); the tails run {@link ScalarBackend}.
  */
 final class VectorBackend extends JavaBackend {
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final ByteOrder LE = LittleEndian.ORDER;
 
     /** N int/float lanes: the preferred shape. */
     private static final VectorSpecies<Integer> IS = IntVector.SPECIES_PREFERRED;
@@ -145,6 +146,7 @@ final class VectorBackend extends JavaBackend {
             case I64_TO_F32 -> i64ToF32(src, dst, n, false);
             case U64_TO_F32 -> i64ToF32(src, dst, n, true);
             case F64_TO_F32 -> f64ToF32(src, dst, n);
+            default -> 0; // no vector kernel: the scalar loop below does all of it
         };
         ScalarBackend.convertRange(c, src, dst, done, n);
     }

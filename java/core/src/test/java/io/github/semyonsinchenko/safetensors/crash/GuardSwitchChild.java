@@ -1,7 +1,7 @@
 package io.github.semyonsinchenko.safetensors.crash;
 
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
-import io.github.semyonsinchenko.safetensors.io.MappedFile;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,16 +1,16 @@
 package io.github.semyonsinchenko.safetensors.crash;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException;
 import io.github.semyonsinchenko.safetensors.format.Violation;
-import io.github.semyonsinchenko.safetensors.io.MappedFile;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsWriter;
 import io.github.semyonsinchenko.safetensors.io.Tensor;
 import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.IndexType;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
-import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -11,6 +11,7 @@ import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
 import io.github.semyonsinchenko.safetensors.io.Tensor;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -96,7 +97,7 @@ class HeaderFuzzTest {
         Path path = tempFile();
         Files.write(path, bytes);
         Outcome mapped = attempt(() -> {
-            try (SafetensorsFile f = SafetensorsFile.open(path, SafetensorsFile.Sharing.CONFINED)) {
+            try (SafetensorsFile f = SafetensorsFile.open(path, MappedFile.Sharing.CONFINED)) {
                 checkTensors(f, bytes);
                 return f.header();
             }

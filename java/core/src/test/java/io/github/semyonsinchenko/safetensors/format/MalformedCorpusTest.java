@@ -8,10 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.semyonsinchenko.safetensors.io.SafetensorsBuffer;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.channels.FileChannel;
@@ -95,10 +99,26 @@ class MalformedCorpusTest {
             }
         });
         check(e, file, file.toString(), () -> {
-            try (SafetensorsFile f = SafetensorsFile.open(file, SafetensorsFile.Sharing.CONFINED)) {
+            try (SafetensorsFile f = SafetensorsFile.open(file, MappedFile.Sharing.CONFINED)) {
                 fail("opened " + f);
             }
         });
+    }
+
+    /** An image already in memory is held to every rule a file is: bytes, a native segment, a file read whole. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("expectations")
+    void memoryImageRejects(Expected e) throws IOException {
+        Path file = corpusDir().resolve(e.file());
+        byte[] bytes = Files.readAllBytes(file);
+        String source = file.toString();
+        check(e, file, source, () -> SafetensorsBuffer.of(bytes, source));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment image = arena.allocate(Math.max(1, bytes.length)).asSlice(0, bytes.length);
+            image.copyFrom(MemorySegment.ofArray(bytes));
+            check(e, file, source, () -> SafetensorsBuffer.of(image, source));
+            check(e, file, source, () -> SafetensorsBuffer.read(file, arena));
+        }
     }
 
     @ParameterizedTest(name = "{0}")

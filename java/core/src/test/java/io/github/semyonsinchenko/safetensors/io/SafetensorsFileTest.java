@@ -10,6 +10,9 @@ import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.format.SafetensorsException;
 import io.github.semyonsinchenko.safetensors.format.Violation;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -98,10 +101,16 @@ class SafetensorsFileTest {
     @Test
     void typedViewsRefuseTheWrongDtype() throws IOException {
         try (SafetensorsFile f = SafetensorsFile.open(writeSample())) {
+            // A float holds every I64 only approximately: getFloat refuses, getAsDouble rounds.
             UnsupportedOperationException e =
-                    assertThrows(UnsupportedOperationException.class, () -> f.tensor("bf16").getFloat(0));
-            assertTrue(e.getMessage().contains("\"bf16\" is BF16, not F32"), e.getMessage());
+                    assertThrows(UnsupportedOperationException.class, () -> f.tensor("i64").getFloat(0));
+            assertTrue(e.getMessage().contains("\"i64\" is I64, not F32 or a dtype that widens"), e.getMessage());
             assertThrows(UnsupportedOperationException.class, () -> f.tensor("f32").toIntArray());
+            assertThrows(UnsupportedOperationException.class, () -> f.tensor("u32").toFloatArray());
+            assertThrows(UnsupportedOperationException.class, () -> f.tensor("i64").getDouble(0));
+            // BF16 and F16 widen exactly (they used to be refused).
+            assertEquals(-2.0f, f.tensor("bf16").getFloat(1));
+            assertEquals(0.5f, f.tensor("f16").getFloat(0));
         }
     }
 
@@ -153,11 +162,11 @@ class SafetensorsFileTest {
     @Test
     void sharedFilesAreReadableFromOtherThreadsConfinedOnesAreNot() throws Exception {
         Path p = writeSample();
-        try (SafetensorsFile shared = SafetensorsFile.open(p, SafetensorsFile.Sharing.SHARED)) {
+        try (SafetensorsFile shared = SafetensorsFile.open(p, MappedFile.Sharing.SHARED)) {
             float v = CompletableFuture.supplyAsync(() -> shared.tensor("f32").getFloat(1)).get();
             assertEquals(2f, v);
         }
-        try (SafetensorsFile confined = SafetensorsFile.open(p, SafetensorsFile.Sharing.CONFINED)) {
+        try (SafetensorsFile confined = SafetensorsFile.open(p, MappedFile.Sharing.CONFINED)) {
             Tensor t = confined.tensor("f32");
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> CompletableFuture.supplyAsync(() -> t.getFloat(1)).get());
@@ -209,5 +218,23 @@ class SafetensorsFileTest {
         assertEquals(Violation.DATA_TRUNCATED, e.violation());
         assertTrue(e.getMessage().contains(p.toString()), e.getMessage());
         assertTrue(e.getMessage().contains("ends before the last tensor"), e.getMessage());
+    }
+
+    @Test
+    void aTruncationWithoutAFaultNamesTheFileAndTheTensorItCutInto() throws IOException {
+        Path p = writeSample();
+        try (SafetensorsFile f = SafetensorsFile.open(p)) {
+            Tensor u8 = f.tensor("u8");
+            List<MemorySegment> read = List.of(f.tensor("f32").data(), u8.data());
+            assertEquals(null, MappedFiles.truncation("reading", read), "the file is whole");
+            long cut = f.header().dataOffset() + u8.info().begin() + 1;
+            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+                ch.truncate(cut); // inside a page: the lost bytes read back as zeros, no fault
+            }
+            MappedFileFaultException e = MappedFiles.truncation("reading", read);
+            assertEquals(p.toString(), e.source());
+            assertEquals("u8", e.tensor());
+            assertTrue(e.getMessage().contains("the file is now " + cut + " bytes"), e.getMessage());
+        }
     }
 }

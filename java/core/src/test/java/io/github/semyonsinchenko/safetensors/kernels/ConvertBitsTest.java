@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link Kernels#convertBits}, the one-element entry point, against the bulk
  * {@link Kernels#convert} on every path, bit for bit: every 8- and 16-bit source pattern (all
- * 65,536 F16 and BF16 values, NaN payloads included), the F32 specials and rounding ties of
+ * 65,536 F16 and BF16 values, NaN payloads included; every F8 pattern), the F32 specials and rounding ties of
  * {@link ConversionPathsTest#specialFloats}, integer and F64 boundaries, and seeded random values.
  */
 class ConvertBitsTest {
@@ -46,8 +46,14 @@ class ConvertBitsTest {
         for (int b = 0; b < all.length; b++) {
             all[b] = b;
         }
-        check(Conversion.I8_TO_F32, all);
-        check(Conversion.U8_TO_F32, all);
+        int checked = 0;
+        for (Conversion c : Conversion.values()) {
+            if (c.sourceBytes() == 1) {
+                check(c, all);
+                checked++;
+            }
+        }
+        assertEquals(7, checked, "I8, U8 and the five F8 formats to F32");
     }
 
     @Test
@@ -85,6 +91,8 @@ class ConvertBitsTest {
         check(Conversion.I64_TO_F32, values);
         check(Conversion.U64_TO_F32, values);
         check(Conversion.F64_TO_F32, values);
+        check(Conversion.I64_TO_F64, values);
+        check(Conversion.U64_TO_F64, values);
     }
 
     @Test
@@ -134,7 +142,10 @@ class ConvertBitsTest {
     }
 
     private static long get(MemorySegment s, long i, int bytes) {
-        return bytes == 2 ? s.get(LittleEndian.I16, i * 2) & 0xFFFFL
-                : Integer.toUnsignedLong(s.get(LittleEndian.I32, i * 4));
+        return switch (bytes) {
+            case 2 -> s.get(LittleEndian.I16, i * 2) & 0xFFFFL;
+            case 4 -> Integer.toUnsignedLong(s.get(LittleEndian.I32, i * 4));
+            default -> s.get(LittleEndian.I64, i * 8);
+        };
     }
 }

@@ -109,9 +109,12 @@ class LengthsAndGuardsTest {
         switch (src) {
             case short[] s when dst instanceof float[] d -> Kernels.convert(c, s, srcOff, d, dstOff, n);
             case short[] s when dst instanceof short[] d -> Kernels.convert(c, s, srcOff, d, dstOff, n);
+            case float[] s when dst instanceof double[] d -> Kernels.convert(c, s, srcOff, d, dstOff, n);
             case float[] s -> Kernels.convert(c, s, srcOff, (short[]) dst, dstOff, n);
             case byte[] s -> Kernels.convert(c, s, srcOff, (float[]) dst, dstOff, n);
+            case int[] s when dst instanceof double[] d -> Kernels.convert(c, s, srcOff, d, dstOff, n);
             case int[] s -> Kernels.convert(c, s, srcOff, (float[]) dst, dstOff, n);
+            case long[] s when dst instanceof double[] d -> Kernels.convert(c, s, srcOff, d, dstOff, n);
             case long[] s -> Kernels.convert(c, s, srcOff, (float[]) dst, dstOff, n);
             case double[] s -> Kernels.convert(c, s, srcOff, (float[]) dst, dstOff, n);
             default -> throw new AssertionError(src.getClass());
@@ -148,7 +151,7 @@ class LengthsAndGuardsTest {
                 // Element offsets only (arrays have no odd byte address), as in starts(n).
                 int[] offsets = starts(n).length > 1 ? new int[] {0, 1, 2, 3} : new int[] {n % 4};
                 for (int off : offsets) {
-                    Object dst = newArray(tb, c.target().name().equals("F32"), len);
+                    Object dst = newArray(tb, floating(c.target()), len);
                     MemorySegment d = heapSegment(dst);
                     d.fill(FILL);
                     MemorySegment want = MemorySegment.ofArray(new byte[len * tb]);

@@ -56,7 +56,9 @@ public final class AppendRules {
 
     /**
      * What makes the written data disagree with the dataset's dtypes and shapes, or null. In kv
-     * mode only dtypes must agree: every row is its own tensor, shapes may vary.
+     * mode only dtypes must agree: every row is its own tensor, shapes may vary. So in batch mode
+     * for a column whose shapes already vary (no shape in the manifest); a batch column of one
+     * shape keeps it.
      *
      * @param old the dataset appended to
      * @param written per-sample dtype and shape of each column written
@@ -65,8 +67,8 @@ public final class AppendRules {
     public static String schemaProblem(Manifest old, Map<String, ColumnSchema> written) {
         for (Map.Entry<String, ColumnSchema> e : written.entrySet()) {
             ColumnSchema was = old.schema().get(e.getKey());
-            if (was != null && old.isKv() ? !was.dtype().equals(e.getValue().dtype())
-                    : was != null && !was.sameAs(e.getValue())) {
+            boolean dtypeOnly = was != null && (old.isKv() || was.shape() == null);
+            if (dtypeOnly ? !was.dtype().equals(e.getValue().dtype()) : was != null && !was.sameAs(e.getValue())) {
                 return "column '" + e.getKey() + "' is " + e.getValue() + " but the dataset has " + was;
             }
         }

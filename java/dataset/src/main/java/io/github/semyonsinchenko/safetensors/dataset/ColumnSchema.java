@@ -8,8 +8,8 @@ import java.util.Arrays;
  * A column's per-sample dtype and shape (batch mode: without the batch dimension).
  *
  * @param dtype the safetensors dtype name
- * @param shape null when the rows of a kv column have different shapes (each row is its own
- *     tensor, so nothing forces them to agree)
+ * @param shape null when the rows of a column have different shapes (kv: each row is its own
+ *     tensor; batch: rows of each shape are batched apart)
  */
 public record ColumnSchema(String dtype, long[] shape) implements Serializable {
     @Serial
@@ -26,10 +26,11 @@ public record ColumnSchema(String dtype, long[] shape) implements Serializable {
     }
 
     /**
-     * The schema of a kv column holding rows of both: differing shapes give no shape.
+     * The schema of a column holding rows of both (kv, or batch, whose rows of each shape are batched
+     * apart): the dtype must agree, differing shapes give no shape.
      *
-     * @param o the schema of more rows of the same kv column (same dtype)
-     * @return the schema of a kv column holding rows of both: differing shapes give no shape
+     * @param o the schema of more rows of the same column (same dtype)
+     * @return the merged schema
      */
     public ColumnSchema mergeKv(ColumnSchema o) {
         return Arrays.equals(shape, o.shape) ? this : new ColumnSchema(dtype, null);

@@ -1,12 +1,11 @@
 package io.github.semyonsinchenko.safetensors.dataset;
 
+import io.github.semyonsinchenko.safetensors.options.Options;
 import java.io.Serial;
 import java.io.Serializable;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * What a commit keeps and how hard it syncs.
@@ -67,88 +66,32 @@ public record CommitPolicy(int retainVersions, Duration orphanAge, boolean fsync
     }
 
     /**
-     * Reads the policy options (names case-insensitive); absent ones keep their defaults.
+     * Reads the policy options among {@code options} (those of a write, or the CLI's vacuum flags);
+     * absent ones keep their defaults.
      *
-     * @param options option name to value
+     * @param options the options, read strictly
      * @return the policy
-     * @throws IllegalArgumentException naming the option and what is allowed
+     * @throws io.github.semyonsinchenko.safetensors.options.OptionException naming the option and what
+     *     is allowed
      */
-    public static CommitPolicy parse(Map<String, String> options) {
-        Map<String, String> o = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        options.forEach((k, v) -> {
-            if (v != null) {
-                o.put(k, v);
-            }
-        });
-        int retain = integer(o, RETAIN_VERSIONS, DEFAULT.retainVersions, ">= 0");
-        int attempts = integer(o, COMMIT_ATTEMPTS, DEFAULT.maxAttempts, ">= 1");
-        Duration age = o.containsKey(ORPHAN_AGE) ? parseDuration(ORPHAN_AGE, o.get(ORPHAN_AGE)) : DEFAULT.orphanAge;
-        boolean fsync = DEFAULT.fsync;
-        if (o.containsKey(FSYNC)) {
-            fsync = switch (o.get(FSYNC).trim().toLowerCase(Locale.ROOT)) {
-                case "true" -> true;
-                case "false" -> false;
-                default -> throw new IllegalArgumentException("'" + FSYNC + "' must be true or false, not \""
-                        + o.get(FSYNC) + "\"");
-            };
-        }
-        ManifestWrite write = DEFAULT.manifestWrite;
-        if (o.containsKey(MANIFEST_WRITE)) {
-            write = switch (o.get(MANIFEST_WRITE).trim().toLowerCase(Locale.ROOT)) {
-                case "auto" -> ManifestWrite.AUTO;
-                case "rename" -> ManifestWrite.RENAME;
-                case "put" -> ManifestWrite.PUT;
-                default -> throw new IllegalArgumentException("'" + MANIFEST_WRITE + "' must be auto, rename or "
-                        + "put, not \"" + o.get(MANIFEST_WRITE) + "\"");
-            };
-        }
-        return new CommitPolicy(retain, age, fsync, write, attempts);
-    }
-
-    private static int integer(Map<String, String> o, String option, int dflt, String range) {
-        if (!o.containsKey(option)) {
-            return dflt;
-        }
-        try {
-            return Integer.parseInt(o.get(option).trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + option + "' must be an integer " + range + ", not \""
-                    + o.get(option) + "\"");
-        }
+    public static CommitPolicy parse(Options options) {
+        return new CommitPolicy(
+                options.intValue(RETAIN_VERSIONS, DEFAULT.retainVersions, 0, Integer.MAX_VALUE, "versions"),
+                options.duration(ORPHAN_AGE, DEFAULT.orphanAge),
+                options.bool(FSYNC, DEFAULT.fsync),
+                options.choice(MANIFEST_WRITE, DEFAULT.manifestWrite, Options.lowerCaseNames(ManifestWrite.class)),
+                options.intValue(COMMIT_ATTEMPTS, DEFAULT.maxAttempts, 1, Integer.MAX_VALUE, "attempts"));
     }
 
     /**
-     * {@code 90s}, {@code 30m}, {@code 12h}, {@code 7d}, {@code 250ms}, or a plain number of seconds.
+     * {@link #parse(Options)} of a plain map (names case-insensitive).
      *
-     * @param option the option's name, for the message
-     * @param value the text
-     * @return the duration
-     * @throws IllegalArgumentException when it is none of these
+     * @param options option name to value
+     * @return the policy
+     * @throws io.github.semyonsinchenko.safetensors.options.OptionException naming the option and what
+     *     is allowed
      */
-    public static Duration parseDuration(String option, String value) {
-        String v = value.trim().toLowerCase(Locale.ROOT);
-        try {
-            if (v.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-            }
-            char unit = v.isEmpty() ? ' ' : v.charAt(v.length() - 1);
-            String digits = Character.isDigit(unit) ? v : v.substring(0, v.length() - 1);
-            long n = Long.parseLong(digits);
-            return switch (unit) {
-                case 's' -> Duration.ofSeconds(n);
-                case 'm' -> Duration.ofMinutes(n);
-                case 'h' -> Duration.ofHours(n);
-                case 'd' -> Duration.ofDays(n);
-                default -> {
-                    if (!Character.isDigit(unit)) {
-                        throw new NumberFormatException(value);
-                    }
-                    yield Duration.ofSeconds(n);
-                }
-            };
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + option + "' must be a duration such as 90s, 30m, 12h or 7d, "
-                    + "not \"" + value + "\"");
-        }
+    public static CommitPolicy parse(Map<String, String> options) {
+        return parse(Options.of("commit policy", options));
     }
 }

@@ -292,8 +292,9 @@ public final class DatasetCommit {
         if (old != null) {
             for (Map.Entry<String, ColumnSchema> e : old.schema().entrySet()) {
                 ColumnSchema now = schema.putIfAbsent(e.getKey(), e.getValue());
-                if (now != null && change.layout().isKv()) {
-                    schema.put(e.getKey(), e.getValue().mergeKv(now)); // kv rows may differ in shape
+                if (now != null) {
+                    // kv rows may differ in shape; so may batch rows (rows of each shape are batched apart)
+                    schema.put(e.getKey(), e.getValue().mergeKv(now));
                 }
             }
             // The old columns first, in their order, then any new ones.

@@ -190,7 +190,7 @@ public final class TensorIndexFile {
      * @param each receives every row
      * @throws IOException when it cannot be read or is of another commit
      */
-    public static void scan(Path index, Configuration conf, String commitId, List<String> columns,
+    static void scan(Path index, Configuration conf, String commitId, List<String> columns,
                             Consumer<Group> each) throws IOException {
         for (Path part : parts(index, conf)) {
             try (ParquetFileReader r = ParquetFileReader.open(HadoopInputFile.fromPath(part, conf))) {

@@ -14,6 +14,7 @@ import java.util.Objects;
  * @param header the parsed, validated header
  */
 public record CheckpointFile(String path, long length, long modificationTime, Header header) {
+    /** Checks that path and header are given. */
     public CheckpointFile {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(header, "header");

@@ -1,11 +1,10 @@
 package io.github.semyonsinchenko.safetensors.loader;
 
 import io.github.semyonsinchenko.safetensors.format.Header;
-import java.io.ByteArrayInputStream;
+import io.github.semyonsinchenko.safetensors.format.HeaderFraming;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -242,26 +241,11 @@ final class CheckpointResolver {
         long length = file.status().getLen();
         String path = file.path();
         try (FSDataInputStream in = RangeReads.open(file.fs(), file.status())) {
-            int first = (int) Math.min(length, speculativeHeaderBytes);
-            byte[] head = RangeReads.readBytes(in, 0, first, path);
-            stats.headerRequests.incrementAndGet();
-            stats.headerBytes.addAndGet(first);
-            long n = first < Header.PREFIX_BYTES ? -1
-                    : ByteBuffer.wrap(head, 0, Header.PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN).getLong();
-            boolean plausible = n >= 0 && n <= Header.MAX_HEADER_BYTES && Header.PREFIX_BYTES + n <= length;
-            if (plausible && Header.PREFIX_BYTES + n > first) {
-                // The header is longer than the speculative read: fetch exactly the rest.
-                int total = (int) (Header.PREFIX_BYTES + n);
-                byte[] rest = RangeReads.readBytes(in, first, total - first, path);
+            return HeaderFraming.read((position, buffer) -> {
+                RangeReads.readInto(in, position, MemorySegment.ofArray(buffer), path);
                 stats.headerRequests.incrementAndGet();
-                stats.headerBytes.addAndGet(rest.length);
-                byte[] all = new byte[total];
-                System.arraycopy(head, 0, all, 0, first);
-                System.arraycopy(rest, 0, all, first, rest.length);
-                head = all;
-            }
-            // Core validates everything, implausible prefixes included (they get its typed error).
-            return Header.read(new ByteArrayInputStream(head), length, path);
+                stats.headerBytes.addAndGet(buffer.length);
+            }, length, speculativeHeaderBytes, path);
         }
     }
 

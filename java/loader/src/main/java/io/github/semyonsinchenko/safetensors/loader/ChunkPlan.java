@@ -1,91 +1,256 @@
 package io.github.semyonsinchenko.safetensors.loader;
 
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
+import io.github.semyonsinchenko.safetensors.io.SliceLayout;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.NoSuchElementException;
+import java.util.Set;
 
 /**
  * The deterministic chunk plan of a checkpoint: any process computes the same plan from the same
- * files without talking to the others, so ownership needs no coordination.
+ * files and selection without talking to the others, so ownership needs no coordination.
  *
- * <p>Files are taken in path order and, within a file, tensors in storage (offset) order. Tensors are
- * packed into contiguous chunks of at most {@code chunkLimit} bytes; a tensor is never split, so a
- * tensor larger than the limit gets a chunk of its own. A chunk is read in ranges of at most
- * {@code rangeLimit} bytes (one Hadoop {@code FileRange} holds at most {@code Integer.MAX_VALUE}).
- * Chunk {@code i} belongs to rank {@code i % worldSize}.
+ * <p>Files are taken in path order and, within a file, the selected tensors in storage (offset)
+ * order. Each tensor needs the byte runs of its slice (all its bytes when whole), merged across
+ * gaps of at most {@code gapBytes} ({@link SliceLayout#mergedRanges}). Tensors are packed into
+ * chunks greedily: a tensor joins the current chunk while the bytes the chunk reads (its ranges
+ * merged across small gaps) stay within {@code chunkLimit}; a tensor is never split, so one larger
+ * than the limit gets a chunk of its own. A chunk's ranges are coalesced with {@link ReadCoalescing}
+ * (the same gap threshold) and read in requests of at most {@code rangeLimit} bytes (one Hadoop
+ * {@code FileRange} holds at most {@code Integer.MAX_VALUE}). Chunk {@code i} belongs to rank
+ * {@code i % worldSize}.
+ *
+ * @param chunks the chunks in plan order
+ * @param chunkLimit the largest chunk holding more than one tensor, in bytes read
+ * @param rangeLimit the largest single request
+ * @param gapBytes the largest gap of unneeded bytes a request spans between needed ones
  */
-public record ChunkPlan(List<Chunk> chunks, long chunkLimit, int rangeLimit) {
+public record ChunkPlan(List<Chunk> chunks, long chunkLimit, int rangeLimit, long gapBytes) {
+    /** Copies the list. */
     public ChunkPlan {
         chunks = List.copyOf(chunks);
     }
 
     /**
-     * Packs the tensors of {@code files} into chunks.
+     * Packs every tensor of {@code files}, whole, into chunks.
      *
      * @param chunkLimit the largest chunk that holds more than one tensor, in bytes (&gt; 0)
      * @param rangeLimit the largest single request, in bytes (&gt; 0)
      * @param onePerTensor every tensor its own chunk (the legacy per-tensor path)
+     * @param files the checkpoint's files with their headers, any order
+     * @return the plan
      */
     public static ChunkPlan of(List<CheckpointFile> files, long chunkLimit, int rangeLimit, boolean onePerTensor) {
+        return of(files, TensorSelection.all(), chunkLimit, rangeLimit, 0, onePerTensor);
+    }
+
+    /**
+     * Packs the tensors {@code selection} selects, each its slice, into chunks that read only the
+     * bytes the slices need (and gaps of at most {@code gapBytes} between them).
+     *
+     * @param chunkLimit the largest chunk that holds more than one tensor, in bytes read (&gt; 0)
+     * @param rangeLimit the largest single request, in bytes (&gt; 0)
+     * @param gapBytes the largest run of unneeded bytes one request may span (&ge; 0)
+     * @param onePerTensor every tensor its own chunk (the legacy per-tensor path)
+     * @param files the checkpoint's files with their headers, any order
+     * @param selection the tensors and their slices
+     * @return the plan
+     * @throws java.util.NoSuchElementException if a tensor the selection names is in no file
+     * @throws io.github.semyonsinchenko.safetensors.io.SliceOutOfBoundsException if a slice does not fit its tensor
+     * @throws IllegalArgumentException for a slice with too many indexes, or a tensor sliced but not selected
+     */
+    public static ChunkPlan of(List<CheckpointFile> files, TensorSelection selection, long chunkLimit,
+                               int rangeLimit, long gapBytes, boolean onePerTensor) {
         if (chunkLimit <= 0) {
             throw new IllegalArgumentException("chunkLimit must be positive, got " + chunkLimit);
         }
         if (rangeLimit <= 0) {
             throw new IllegalArgumentException("rangeLimit must be positive, got " + rangeLimit);
         }
+        if (gapBytes < 0) {
+            throw new IllegalArgumentException("gapBytes must be >= 0, got " + gapBytes);
+        }
         List<CheckpointFile> ordered = new ArrayList<>(files);
         ordered.sort(Comparator.comparing(CheckpointFile::path));
+        checkNamed(ordered, selection);
         List<Chunk> chunks = new ArrayList<>();
         for (CheckpointFile file : ordered) {
-            long base = file.header().dataOffset();
-            List<TensorInfo> tensors = file.header().tensors();
-            if (onePerTensor) { // the legacy path: one request per tensor, empty ones included
-                for (TensorInfo t : tensors) {
-                    chunks.add(chunk(chunks.size(), file.path(), base, List.of(t), rangeLimit));
+            Packer packer = new Packer(file, chunks, rangeLimit, gapBytes);
+            for (TensorInfo t : file.header().tensors()) {
+                if (!selection.selects(t.name())) {
+                    continue;
                 }
-                continue;
+                Wanted w = Wanted.of(file, t, SliceLayout.of(t, selection.sliceOf(t)), gapBytes);
+                if (onePerTensor || !packer.isEmpty() && packer.cost + packer.increment(w) > chunkLimit) {
+                    packer.flush();
+                }
+                packer.add(w);
             }
-            // The tensors of a valid file tile its data section, so packing them is coalescing
-            // their ranges with no gap allowed.
-            List<ReadCoalescing.Range> ranges = new ArrayList<>(tensors.size());
-            for (TensorInfo t : tensors) {
-                ranges.add(new ReadCoalescing.Range(t.begin(), t.byteSize()));
+            packer.flush();
+        }
+        return new ChunkPlan(chunks, chunkLimit, rangeLimit, gapBytes);
+    }
+
+    /** Every tensor named by the selection exists; every tensor given a slice is selected. */
+    private static void checkNamed(List<CheckpointFile> files, TensorSelection selection) {
+        Set<String> required = selection.required();
+        if (required.isEmpty()) {
+            return;
+        }
+        Set<String> present = new HashSet<>();
+        for (CheckpointFile f : files) {
+            for (TensorInfo t : f.header().tensors()) {
+                present.add(t.name());
             }
-            for (ReadCoalescing.Read read : ReadCoalescing.coalesce(ranges, 0, chunkLimit)) {
-                List<TensorInfo> members = new ArrayList<>(read.members().size());
+        }
+        List<String> missing = new ArrayList<>();
+        for (String name : required) {
+            if (!present.contains(name)) {
+                missing.add(name);
+            } else if (!selection.selects(name)) {
+                throw new IllegalArgumentException("tensor \"" + name + "\" is given a slice but not selected by "
+                        + selection);
+            }
+        }
+        if (!missing.isEmpty()) {
+            List<String> paths = files.stream().map(CheckpointFile::path).toList();
+            throw new NoSuchElementException(String.format(Locale.ROOT, "no tensor %s in the checkpoint (%d file(s):"
+                    + " %s)", missing, files.size(), paths.size() > 3 ? paths.subList(0, 3) + "..." : paths));
+        }
+    }
+
+    /** One selected tensor: its layout and the absolute byte ranges it needs, in order. */
+    private record Wanted(TensorInfo info, SliceLayout layout, long fileOffset, List<SliceLayout.MergedRange> merged) {
+        static Wanted of(CheckpointFile file, TensorInfo info, SliceLayout layout, long gapBytes) {
+            return new Wanted(info, layout, file.header().dataOffset() + info.begin(), layout.mergedRanges(gapBytes));
+        }
+    }
+
+    /** Where file offset {@code at} lands in a buffer of {@code reads} packed in order; 0 if no read passes it. */
+    private static long bufferAt(List<ReadCoalescing.Read> reads, long at) {
+        long buffer = 0;
+        for (ReadCoalescing.Read read : reads) {
+            if (at >= read.offset() && at <= read.end()) {
+                return buffer + at - read.offset();
+            }
+            buffer += read.length();
+        }
+        return 0;
+    }
+
+    /** Builds a file's chunks: the tensors of the current chunk and the bytes it reads so far. */
+    private static final class Packer {
+        private final CheckpointFile file;
+        private final List<Chunk> chunks;
+        private final int rangeLimit;
+        private final long gapBytes;
+        private final List<Wanted> members = new ArrayList<>();
+        long cost;
+        private long lastEnd = -1;
+
+        Packer(CheckpointFile file, List<Chunk> chunks, int rangeLimit, long gapBytes) {
+            this.file = file;
+            this.chunks = chunks;
+            this.rangeLimit = rangeLimit;
+            this.gapBytes = gapBytes;
+        }
+
+        boolean isEmpty() {
+            return members.isEmpty();
+        }
+
+        /** The bytes {@code w} adds to the chunk: its ranges, and the gaps small enough to read across. */
+        long increment(Wanted w) {
+            long inc = 0;
+            long end = lastEnd;
+            for (SliceLayout.MergedRange m : w.merged()) {
+                long offset = w.fileOffset() + m.offset();
+                long gap = offset - end;
+                inc += m.length() + (end >= 0 && gap <= gapBytes ? gap : 0);
+                end = offset + m.length();
+            }
+            return inc;
+        }
+
+        void add(Wanted w) {
+            cost += increment(w);
+            members.add(w);
+            if (!w.merged().isEmpty()) {
+                lastEnd = w.fileOffset() + w.merged().getLast().end();
+            }
+        }
+
+        /** Ends the current chunk: coalesces its ranges into reads, splits them into requests, places the parts. */
+        void flush() {
+            if (members.isEmpty()) {
+                return;
+            }
+            List<ReadCoalescing.Range> ranges = new ArrayList<>();
+            for (Wanted w : members) {
+                for (SliceLayout.MergedRange m : w.merged()) {
+                    ranges.add(new ReadCoalescing.Range(w.fileOffset() + m.offset(), m.length()));
+                }
+            }
+            List<ReadCoalescing.Read> reads = ReadCoalescing.coalesce(ranges, gapBytes, Long.MAX_VALUE);
+            long[] rangeBuffer = new long[ranges.size()];
+            List<Chunk.Range> requests = new ArrayList<>();
+            long buffer = 0;
+            for (ReadCoalescing.Read read : reads) {
                 for (int i : read.members()) {
-                    members.add(tensors.get(i));
+                    rangeBuffer[i] = buffer + ranges.get(i).offset() - read.offset();
                 }
-                chunks.add(chunk(chunks.size(), file.path(), base, members, rangeLimit));
+                for (long at = read.offset(); at < read.end(); ) {
+                    int len = (int) Math.min(rangeLimit, read.end() - at);
+                    requests.add(new Chunk.Range(at, len, buffer + at - read.offset()));
+                    at += len;
+                }
+                buffer += read.length();
             }
+            List<PlannedTensor> planned = new ArrayList<>(members.size());
+            int r = 0;
+            for (Wanted w : members) {
+                List<PlannedTensor.Part> parts = new ArrayList<>(w.merged().size());
+                for (SliceLayout.MergedRange m : w.merged()) {
+                    parts.add(new PlannedTensor.Part(m.firstRun(), m.runs(), m.offset(), m.length(), rangeBuffer[r++]));
+                }
+                if (w.info().byteSize() == 0) {
+                    // An empty tensor has a place in the buffer, where a read passes its offset, but no bytes.
+                    parts.add(new PlannedTensor.Part(0, 0, 0, 0, bufferAt(reads, w.fileOffset())));
+                }
+                planned.add(new PlannedTensor(w.info(), w.layout(), w.fileOffset(), parts));
+            }
+            long start = reads.isEmpty() ? members.getFirst().fileOffset() : reads.getFirst().offset();
+            long end = reads.isEmpty() ? start : reads.getLast().end();
+            chunks.add(new Chunk(chunks.size(), file.path(), start, end, planned, requests));
+            members.clear();
+            cost = 0;
+            lastEnd = -1;
         }
-        return new ChunkPlan(chunks, chunkLimit, rangeLimit);
     }
 
-    private static Chunk chunk(int index, String path, long base, List<TensorInfo> tensors, int rangeLimit) {
-        long start = base + tensors.getFirst().begin();
-        long end = base + tensors.getLast().end();
-        List<PlannedTensor> planned = new ArrayList<>(tensors.size());
-        for (TensorInfo t : tensors) {
-            planned.add(new PlannedTensor(t, base + t.begin(), base + t.begin() - start));
-        }
-        List<Chunk.Range> ranges = new ArrayList<>();
-        for (long at = start; at < end; ) {
-            int len = (int) Math.min(rangeLimit, end - at);
-            ranges.add(new Chunk.Range(at, len));
-            at += len;
-        }
-        return new Chunk(index, path, start, end, planned, ranges);
-    }
-
-    /** The rank that owns chunk {@code chunkIndex}: {@code chunkIndex % worldSize}. */
+    /**
+     * The rank that owns chunk {@code chunkIndex}: {@code chunkIndex % worldSize}.
+     *
+     * @param chunkIndex the chunk's position in the plan
+     * @param worldSize the number of ranks
+     * @return its owner
+     */
     public static int owner(int chunkIndex, int worldSize) {
         checkRank(0, worldSize);
         return Math.floorMod(chunkIndex, worldSize);
     }
 
-    /** The chunks {@code rank} owns, in plan order. */
+    /**
+     * The chunks {@code rank} owns, in plan order.
+     *
+     * @param rank a rank, in {@code [0, worldSize)}
+     * @param worldSize the number of ranks
+     * @return its chunks
+     */
     public List<Chunk> owned(int rank, int worldSize) {
         checkRank(rank, worldSize);
         List<Chunk> mine = new ArrayList<>();
@@ -97,7 +262,7 @@ public record ChunkPlan(List<Chunk> chunks, long chunkLimit, int rangeLimit) {
         return mine;
     }
 
-    /** Total bytes of all chunks. */
+    /** {@return the bytes all chunks read} */
     public long totalBytes() {
         long sum = 0;
         for (Chunk c : chunks) {
@@ -106,7 +271,7 @@ public record ChunkPlan(List<Chunk> chunks, long chunkLimit, int rangeLimit) {
         return sum;
     }
 
-    /** Number of tensors in the plan. */
+    /** {@return the number of tensors in the plan} */
     public int tensorCount() {
         int n = 0;
         for (Chunk c : chunks) {

@@ -26,6 +26,7 @@ import org.apache.hadoop.conf.Configuration;
  *   <tr><td>byteBudget</td><td>safetensors.loader.byteBudget / SAFETENSORS_LOADER_BYTE_BUDGET</td><td>4,000,000,000</td></tr>
  *   <tr><td>legacy</td><td>safetensors.loader.legacy / SAFETENSORS_LOADER_LEGACY</td><td>false</td></tr>
  *   <tr><td>hugePages</td><td>safetensors.loader.hugePages / SAFETENSORS_LOADER_HUGE_PAGES</td><td>false</td></tr>
+ *   <tr><td>gapBytes</td><td>safetensors.loader.gapBytes / SAFETENSORS_LOADER_GAP_BYTES</td><td>65,536</td></tr>
  * </table>
  *
  * @param chunkBytes largest chunk holding more than one tensor; a chunk over {@code requestBytes}
@@ -54,13 +55,24 @@ import org.apache.hadoop.conf.Configuration;
  *     tensors are read at random afterwards); off by default because the first touch of a huge page
  *     can stall on the kernel's compaction: measured 0.1 to 1.4 s of CPU per 512 MiB (against
  *     0.25 s for ordinary memory) with THP defrag set to "madvise", which made the whole load slower
+ * @param gapBytes with a selection or slices ({@link TensorSelection}), the largest run of unneeded
+ *     bytes one request reads through to serve the needed bytes on both sides instead of issuing a
+ *     second request (0: never read an unneeded byte)
  */
 public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentChunks, int workerThreads,
                            int prefetchDepth, long byteBudget, boolean legacy, int worldSize, int rank,
                            boolean readAll, Dtype convertTo, int maxAttempts, Duration retryBackoff,
                            Duration maxRetryBackoff, int speculativeHeaderBytes, Configuration hadoopConf,
-                           MetadataCache metadataCache, boolean hugePages) {
+                           MetadataCache metadataCache, boolean hugePages, long gapBytes) {
     public static final String PROPERTY_PREFIX = "safetensors.loader.";
+    /**
+     * The default {@code gapBytes}, 64 KiB: reading a gap that small costs less than another request
+     * even on HDFS, while the bytes a rank reads stay close to what it needs (a larger gap merges the
+     * blocks of small tensors that ranks split, so each rank reads most of them; see
+     * bench/results/loader-tp.md). A tensor-parallel block along dimension 0 is one run, and the gaps
+     * between ranks' blocks of large weights are far larger than this.
+     */
+    public static final long DEFAULT_GAP_BYTES = 64 << 10;
     public static final String ENV_PREFIX = "SAFETENSORS_LOADER_";
     /**
      * Requests on object stores, where one stream caps throughput (437 MB/s from s3proxy, far less
@@ -71,6 +83,7 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
     public static final Set<String> OBJECT_STORE_SCHEMES = Set.of("s3a", "s3", "s3n", "gs", "abfs", "abfss",
             "wasb", "wasbs", "oss", "cosn", "obs");
 
+    /** Checks every value; fills in the Hadoop configuration and the metadata cache when null. */
     public LoaderConfig {
         positive("chunkBytes", chunkBytes);
         if (requestBytes < 0) {
@@ -85,6 +98,9 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         positive("maxAttempts", maxAttempts);
         retryPolicy(maxAttempts, retryBackoff, maxRetryBackoff); // refuses negative or missing waits now, not at open
         positive("speculativeHeaderBytes", speculativeHeaderBytes);
+        if (gapBytes < 0) {
+            throw new IllegalArgumentException("gapBytes must be >= 0, got " + gapBytes);
+        }
         ChunkPlan.checkRank(rank, worldSize);
         if (hadoopConf == null) {
             hadoopConf = new Configuration();
@@ -114,6 +130,9 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
      * The request size for a checkpoint made of {@code paths}: {@link #requestBytes} when set, else
      * {@link #OBJECT_STORE_REQUEST_BYTES} if any path is on an object store, else one request per
      * chunk ({@code Integer.MAX_VALUE}, the most one Hadoop range holds).
+     *
+     * @param paths the checkpoint's files
+     * @return the largest request, in bytes
      */
     public int requestBytesFor(Collection<String> paths) {
         if (requestBytes > 0) {
@@ -134,11 +153,12 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         }
     }
 
+    /** {@return a builder holding the defaults} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Defaults overridden by {@code safetensors.loader.*} system properties, then {@code SAFETENSORS_LOADER_*} variables. */
+    /** {@return a builder of the defaults overridden by {@code safetensors.loader.*} system properties, then {@code SAFETENSORS_LOADER_*} variables} */
     public static Builder fromEnvironment() {
         return fromEnvironment(System.getProperties()::getProperty, System.getenv());
     }
@@ -177,6 +197,9 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         if ((v = lookup.apply("hugePages")) != null) {
             b.hugePages(parseBoolean("hugePages", v));
         }
+        if ((v = lookup.apply("gapBytes")) != null) {
+            b.gapBytes(parseLong("gapBytes", v));
+        }
         return b;
     }
 
@@ -197,6 +220,10 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
 
     /** A mutable builder; {@link #build()} checks every value. */
     public static final class Builder {
+        /** A builder holding the defaults; {@link LoaderConfig#builder()} is the same. */
+        public Builder() {
+        }
+
         private long chunkBytes = 2_000_000_000L;
         private int requestBytes;
         private int maxConcurrentChunks = 4;
@@ -215,59 +242,129 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         private Configuration hadoopConf;
         private MetadataCache metadataCache;
         private boolean hugePages;
+        private long gapBytes = DEFAULT_GAP_BYTES;
 
+        /**
+         * Sets {@code chunkBytes}: the largest chunk holding more than one tensor, in bytes read.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder chunkBytes(long v) {
             chunkBytes = v;
             return this;
         }
 
+        /**
+         * Sets {@code requestBytes}: the largest single request in bytes; 0 picks by file system.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder requestBytes(int v) {
             requestBytes = v;
             return this;
         }
 
+        /**
+         * Sets {@code maxConcurrentChunks}: how many chunks are read at once.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder maxConcurrentChunks(int v) {
             maxConcurrentChunks = v;
             return this;
         }
 
+        /**
+         * Sets {@code workerThreads}: the threads of the loader's own executor.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder workerThreads(int v) {
             workerThreads = v;
             return this;
         }
 
+        /**
+         * Sets {@code prefetchDepth}: how many chunks are read ahead of the one handed out.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder prefetchDepth(int v) {
             prefetchDepth = v;
             return this;
         }
 
+        /**
+         * Sets {@code byteBudget}: chunk bytes held beyond which no prefetch starts.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder byteBudget(long v) {
             byteBudget = v;
             return this;
         }
 
+        /**
+         * Sets {@code legacy}: one request per tensor (the pre-chunking path).
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder legacy(boolean v) {
             legacy = v;
             return this;
         }
 
-        /** This process is {@code rank} of {@code worldSize}; it reads only its own chunks unless {@link #readAll}. */
+        /**
+         * This process is {@code rank} of {@code worldSize}; it reads only its own chunks unless
+         * {@link #readAll}.
+         *
+         * @param rank this process, in {@code [0, worldSize)}
+         * @param worldSize the number of cooperating processes
+         * @return this builder
+         */
         public Builder rank(int rank, int worldSize) {
             this.rank = rank;
             this.worldSize = worldSize;
             return this;
         }
 
+        /**
+         * Sets {@code readAll}: read every chunk instead of only this rank's.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder readAll(boolean v) {
             readAll = v;
             return this;
         }
 
+        /**
+         * Sets {@code convertTo}: the dtype floating-point tensors are handed out as, or null.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder convertTo(Dtype v) {
             convertTo = v;
             return this;
         }
 
+        /**
+         * Sets the retry policy.
+         *
+         * @param maxAttempts attempts per request before a failure is final
+         * @param backoff the first retry delay; it doubles per attempt
+         * @param maxBackoff the longest retry delay
+         * @return this builder
+         */
         public Builder retries(int maxAttempts, Duration backoff, Duration maxBackoff) {
             this.maxAttempts = maxAttempts;
             this.retryBackoff = backoff;
@@ -275,30 +372,67 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
             return this;
         }
 
+        /**
+         * Sets {@code speculativeHeaderBytes}: the bytes of the first header read.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder speculativeHeaderBytes(int v) {
             speculativeHeaderBytes = v;
             return this;
         }
 
+        /**
+         * Sets {@code hadoopConf}: the Hadoop configuration file systems are created with.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder hadoopConf(Configuration v) {
             hadoopConf = v;
             return this;
         }
 
+        /**
+         * Sets {@code metadataCache}: where parsed headers are kept between loads.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder metadataCache(MetadataCache v) {
             metadataCache = v;
             return this;
         }
 
+        /**
+         * Sets {@code hugePages}: chunks of 8 MiB and more go into transparent huge pages.
+         *
+         * @param v the value
+         * @return this builder
+         */
         public Builder hugePages(boolean v) {
             hugePages = v;
             return this;
         }
 
+        /**
+         * The largest gap of unneeded bytes a request reads through between needed ones (see the
+         * record's {@code gapBytes}); 0 reads no unneeded byte.
+         *
+         * @param v bytes, at least 0
+         * @return this builder
+         */
+        public Builder gapBytes(long v) {
+            gapBytes = v;
+            return this;
+        }
+
+        /** {@return the configuration, every value checked} */
         public LoaderConfig build() {
             return new LoaderConfig(chunkBytes, requestBytes, maxConcurrentChunks, workerThreads, prefetchDepth,
                     byteBudget, legacy, worldSize, rank, readAll, convertTo, maxAttempts, retryBackoff,
-                    maxRetryBackoff, speculativeHeaderBytes, hadoopConf, metadataCache, hugePages);
+                    maxRetryBackoff, speculativeHeaderBytes, hadoopConf, metadataCache, hugePages, gapBytes);
         }
     }
 }

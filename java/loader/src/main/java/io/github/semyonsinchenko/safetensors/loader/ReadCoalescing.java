@@ -19,8 +19,14 @@ public final class ReadCoalescing {
     private ReadCoalescing() {
     }
 
-    /** A wanted byte range: {@code length} bytes from absolute offset {@code offset}. */
+    /**
+     * A wanted byte range: {@code length} bytes from absolute offset {@code offset}.
+     *
+     * @param offset the first byte
+     * @param length bytes wanted
+     */
     public record Range(long offset, long length) {
+        /** Checks that offset and length are not negative. */
         public Range {
             if (offset < 0 || length < 0) {
                 throw new IllegalArgumentException("a range needs offset >= 0 and length >= 0, got offset " + offset
@@ -28,6 +34,7 @@ public final class ReadCoalescing {
             }
         }
 
+        /** {@return one past the last byte} */
         public long end() {
             return offset + length;
         }
@@ -36,13 +43,17 @@ public final class ReadCoalescing {
     /**
      * One request: bytes {@code [offset, offset + length)}, covering the ranges it serves.
      *
+     * @param offset the first byte read
+     * @param length bytes read
      * @param members indexes into the input list of the ranges this read serves, in offset order
      */
     public record Read(long offset, long length, List<Integer> members) {
+        /** Copies the members. */
         public Read {
             members = List.copyOf(members);
         }
 
+        /** {@return one past the last byte} */
         public long end() {
             return offset + length;
         }
@@ -51,6 +62,7 @@ public final class ReadCoalescing {
     /**
      * Plans the reads for {@code ranges} (any order).
      *
+     * @param ranges the wanted ranges
      * @param maxGapBytes the largest run of unwanted bytes a read may span to serve two ranges (&ge; 0)
      * @param maxReadBytes the largest read serving more than one range (&ge; 0; 0: one read per range)
      * @return the reads in offset order; every input index is a member of exactly one read

@@ -1,11 +1,8 @@
 package io.github.semyonsinchenko.safetensors.loader;
 
-import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.io.RetryFailedException;
 import io.github.semyonsinchenko.safetensors.io.RetryPolicy;
-import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.HugePages;
-import io.github.semyonsinchenko.safetensors.kernels.Kernels;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -16,14 +13,14 @@ import java.nio.file.AccessDeniedException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -44,12 +41,24 @@ import org.apache.hadoop.fs.FSDataInputStream;
  * }
  * }</pre>
  *
- * <p>{@link #open} runs the metadata pass and builds the {@link ChunkPlan}; iteration hands out
- * this rank's tensors (or all, with {@code readAll}) in plan order while the next chunks load in
- * the background on the loader's own threads, within the byte budget. A chunk is handed out only
- * when every byte of it has arrived and its length checked; a request that fails is retried with
- * backoff, and a failure that persists is a {@link ChunkReadException} naming the file, the range
- * and the tensors. One consumer thread iterates; tensors may be closed from any thread.
+ * <p>{@link #open} runs the metadata pass and builds the {@link ChunkPlan} of the tensors a
+ * {@link TensorSelection} selects (all by default), each sliced as it says, so only the bytes those
+ * slices need are read; iteration hands out this rank's tensors (or all, with {@code readAll}) in
+ * plan order while the next chunks load in the background on the loader's own threads, within the
+ * byte budget, and {@link #tensor(String)} hands out one by name, loading its chunk first if needed.
+ * A tensor is handed out only when every byte of its chunk has arrived and its length checked; a
+ * request that fails is retried with backoff, and a failure that persists is a
+ * {@link ChunkReadException} naming the file, the range and the tensors. One consumer thread
+ * iterates and looks up; tensors may be closed from any thread.
+ *
+ * <pre>{@code
+ * // Tensor parallelism: this rank reads only its block of every 2-D weight.
+ * TensorParallel tp = TensorParallel.of(worldSize, rank).rowParallel("*.o_proj.weight", "*.down_proj.weight");
+ * try (SafetensorsLoader loader = SafetensorsLoader.open(config, tp.selection(), List.of(uri))) {
+ *     LoadedTensor q = loader.tensor("model.layers.0.self_attn.q_proj.weight");   // rows of this rank
+ *     ...
+ * }
+ * }</pre>
  */
 public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTensor> {
     private static final AtomicInteger POOL_IDS = new AtomicInteger();
@@ -64,8 +73,9 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
     private final ExecutorService executor;
     private final LoadStats stats;
     private final Slot[] slots;
+    private final Map<String, int[]> byName;
+    private final TensorHandOut handOut;
     private final RetryPolicy retry;
-    private final Set<Arena> convertedArenas = ConcurrentHashMap.newKeySet();
 
     // Scheduling state, guarded by "this".
     private int nextToSubmit;
@@ -74,10 +84,6 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
     private long residentBytes;
     private long peakResidentBytes;
     private boolean closed;
-
-    // Consumer state (one consumer thread).
-    private int tensorInChunk;
-    private boolean currentReady;
 
     private SafetensorsLoader(LoaderConfig config, List<CheckpointFile> files, ChunkPlan plan,
                               Map<String, CheckpointResolver.Listed> listed, ExecutorService executor,
@@ -91,13 +97,44 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         this.stats = stats;
         this.retry = config.retryPolicy();
         this.slots = new Slot[toRead.size()];
+        this.byName = new HashMap<>();
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new Slot(toRead.get(i));
+            List<PlannedTensor> ts = slots[i].chunk.tensors();
+            for (int k = 0; k < ts.size(); k++) {
+                byName.putIfAbsent(ts.get(k).name(), new int[] {i, k});
+            }
         }
+        this.handOut = new TensorHandOut(config.convertTo());
     }
 
-    /** Resolves {@code paths} (files, directories, globs, {@code *.index.json}), reads the headers and plans. */
+    /**
+     * Resolves {@code paths} (files, directories, globs, {@code *.index.json}), reads the headers and plans every tensor.
+     *
+     * @param config the knobs
+     * @param paths files, directories, globs or index files
+     * @return the loader, planned; nothing but headers read yet
+     * @throws IOException if listing or a header read fails, or a header breaks a format rule
+     */
     public static SafetensorsLoader open(LoaderConfig config, List<String> paths) throws IOException {
+        return open(config, TensorSelection.all(), paths);
+    }
+
+    /**
+     * Resolves {@code paths}, reads the headers and plans the tensors {@code selection} selects,
+     * each its slice: only the bytes the slices need are read (plus gaps of at most
+     * {@link LoaderConfig#gapBytes()} between them).
+     *
+     * @param config the knobs
+     * @param selection the tensors and their slices
+     * @param paths files, directories, globs or index files
+     * @return the loader, planned; nothing but headers read yet
+     * @throws java.util.NoSuchElementException if a tensor the selection names is in no file
+     * @throws io.github.semyonsinchenko.safetensors.io.SliceOutOfBoundsException if a slice does not fit its tensor
+     * @throws IOException if listing or a header read fails, or a header breaks a format rule
+     */
+    public static SafetensorsLoader open(LoaderConfig config, TensorSelection selection, List<String> paths)
+            throws IOException {
         LoadStats stats = new LoadStats();
         ExecutorService executor = newExecutor(config.workerThreads());
         try {
@@ -109,8 +146,8 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
             for (CheckpointResolver.Listed l : found) {
                 byPath.put(l.path(), l);
             }
-            ChunkPlan plan = ChunkPlan.of(files, config.chunkBytes(), config.requestBytesFor(byPath.keySet()),
-                    config.legacy());
+            ChunkPlan plan = ChunkPlan.of(files, selection, config.chunkBytes(),
+                    config.requestBytesFor(byPath.keySet()), config.gapBytes(), config.legacy());
             return new SafetensorsLoader(config, files, plan, byPath, executor, stats);
         } catch (IOException | RuntimeException | Error e) {
             executor.shutdownNow();
@@ -118,6 +155,14 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         }
     }
 
+    /**
+     * {@link #open(LoaderConfig, List)} of the arguments.
+     *
+     * @param config the knobs
+     * @param paths files, directories, globs or index files
+     * @return the loader, planned
+     * @throws IOException if listing or a header read fails, or a header breaks a format rule
+     */
     public static SafetensorsLoader open(LoaderConfig config, String... paths) throws IOException {
         return open(config, List.of(paths));
     }
@@ -133,71 +178,159 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         return Executors.newFixedThreadPool(threads, factory);
     }
 
+    /** {@return the knobs} */
     public LoaderConfig config() {
         return config;
     }
 
-    /** The files of the checkpoint with their headers, in the order they were found. */
+    /** {@return the files of the checkpoint with their headers, in the order they were found} */
     public List<CheckpointFile> files() {
         return files;
     }
 
-    /** The whole plan (every rank's chunks). */
+    /** {@return the whole plan (every rank's chunks)} */
     public ChunkPlan plan() {
         return plan;
     }
 
-    /** The chunks this loader reads: this rank's, or all of them in all-ranks mode. */
+    /** {@return the chunks this loader reads: this rank's, or all of them in all-ranks mode} */
     public List<Chunk> chunksToRead() {
         return toRead;
     }
 
+    /** {@return what the load has cost so far, updated live} */
     public LoadStats stats() {
         return stats;
     }
 
-    /** Chunk bytes held now (loaded or loading, not yet freed). */
+    /** {@return the chunk bytes held now (loaded or loading, not yet freed)} */
     public synchronized long residentBytes() {
         return residentBytes;
     }
 
-    /** The most chunk bytes held at once so far. */
+    /** {@return the most chunk bytes held at once so far} */
     public synchronized long peakResidentBytes() {
         return peakResidentBytes;
     }
 
     /**
-     * The next tensor in plan order, or {@code null} when all are handed out. Blocks until its chunk
-     * has arrived.
+     * The next tensor in plan order not handed out yet (by {@link #tensor(String)}), or {@code null}
+     * when all are handed out. Blocks until its chunk has arrived.
      *
-     * @throws ChunkReadException when its chunk could not be read
+     * @return the tensor, or null when none is left
+     * @throws ChunkReadException when its chunk could not be read; the tensor is not handed out
      */
     public LoadedTensor next() throws IOException {
-        while (true) {
-            Slot slot;
-            synchronized (this) {
-                if (closed) {
-                    throw new IllegalStateException("the loader is closed");
-                }
-                if (currentReady && tensorInChunk == slots[consumePos].chunk.tensors().size()) {
-                    consumePos++;
-                    currentReady = false;
-                    tensorInChunk = 0;
-                }
-                if (consumePos >= slots.length) {
-                    return null;
-                }
-                pump();
-                slot = slots[consumePos];
+        Slot slot;
+        int k;
+        synchronized (this) {
+            ensureOpen();
+            while (consumePos < slots.length && slots[consumePos].remaining == 0) {
+                consumePos++;
             }
-            if (!currentReady) {
-                await(slot);
-                currentReady = true;
+            if (consumePos >= slots.length) {
+                return null;
             }
-            if (tensorInChunk < slot.chunk.tensors().size()) {
-                return handOut(slot, slot.chunk.tensors().get(tensorInChunk++));
+            pump();
+            slot = slots[consumePos];
+            k = slot.claimNext();
+        }
+        return deliver(slot, k);
+    }
+
+    /**
+     * Tensor {@code name} (its slice, when one was selected), handed out now whatever the plan order:
+     * its chunk is read first if it is not loaded or loading yet (like the chunk iteration waits
+     * for, it is admitted over the budget), and the other tensors of that chunk stay for
+     * {@link #next()} or later lookups. Each tensor is handed out once.
+     *
+     * @param name the tensor
+     * @return it, or its slice
+     * @throws NoSuchElementException if this loader does not read the tensor: no file has it, the
+     *     selection left it out, or (in owner mode) another rank's chunk holds it
+     * @throws IllegalStateException if it was already handed out
+     * @throws ChunkReadException when its chunk could not be read
+     */
+    public LoadedTensor tensor(String name) throws IOException {
+        Slot slot;
+        int k;
+        synchronized (this) {
+            ensureOpen();
+            int[] at = byName.get(name);
+            if (at == null) {
+                throw new NoSuchElementException(String.format(Locale.ROOT, "tensor \"%s\" is not loaded here: %s",
+                        name, whereIs(name)));
+            }
+            slot = slots[at[0]];
+            k = at[1];
+            if (slot.handed[k]) {
+                throw new IllegalStateException("tensor \"" + name + "\" of " + slot.chunk.file()
+                        + " was already handed out");
+            }
+            slot.claim(k);
+            if (slot.future == null) {
+                submit(slot); // waited for now: admitted like the consumer's chunk
             }
         }
+        return deliver(slot, k);
+    }
+
+    /** Why a name is not among this loader's tensors. */
+    private String whereIs(String name) {
+        for (Chunk c : plan.chunks()) {
+            for (PlannedTensor t : c.tensors()) {
+                if (t.name().equals(name)) {
+                    return String.format(Locale.ROOT, "chunk %d (%s) belongs to rank %d of %d, and this loader is"
+                            + " rank %d without readAll", c.index(), c.file(), ChunkPlan.owner(c.index(),
+                            config.worldSize()), config.worldSize(), config.rank());
+                }
+            }
+        }
+        for (CheckpointFile f : files) {
+            if (f.header().contains(name)) {
+                return "the selection does not select it";
+            }
+        }
+        return "no file of the checkpoint has it";
+    }
+
+    /**
+     * Every tensor not handed out yet, by name in plan order (the whole load held at once: memory
+     * grows past the byte budget, which bounds only what is read ahead).
+     *
+     * @return the tensors by name
+     * @throws ChunkReadException when a chunk could not be read
+     */
+    public Map<String, LoadedTensor> loadAll() throws IOException {
+        Map<String, LoadedTensor> all = new LinkedHashMap<>();
+        LoadedTensor t;
+        while ((t = next()) != null) {
+            all.put(t.name(), t);
+        }
+        return all;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the loader is closed");
+        }
+    }
+
+    /** Waits for the slot's chunk and hands out its tensor {@code k}, which the caller claimed. */
+    private LoadedTensor deliver(Slot slot, int k) throws IOException {
+        try {
+            await(slot);
+        } catch (IOException | RuntimeException | Error e) {
+            synchronized (this) {
+                slot.unclaim(k); // not handed out
+            }
+            throw e;
+        }
+        PlannedTensor t = slot.chunk.tensors().get(k);
+        LoadedTensor out = handOut.handOut(slot.chunk.file(), slot.segment, t, slot::release);
+        stats.tensorsHandedOut.incrementAndGet();
+        stats.bytesHandedOut.addAndGet(t.byteSize());
+        return out;
     }
 
     private void await(Slot slot) throws IOException {
@@ -212,44 +345,13 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         }
     }
 
-    private LoadedTensor handOut(Slot slot, PlannedTensor t) {
-        stats.tensorsHandedOut.incrementAndGet();
-        MemorySegment bytes = slot.segment.asSlice(t.offsetInChunk(), t.byteSize()).asReadOnly();
-        Dtype target = config.convertTo();
-        Conversion conversion = target == null || target == t.dtype() || !isFloat(t.dtype())
-                ? null : Conversion.of(t.dtype(), target).orElse(null);
-        if (conversion == null) {
-            return new LoadedTensor(slot.chunk.file(), t.name(), t.dtype(), t.dtype(), t.info().shape(), bytes,
-                    slot::release);
-        }
-        long count = t.info().elementCount();
-        Arena arena = Arena.ofShared();
-        try {
-            MemorySegment out = arena.allocate(Math.max(1, count * conversion.targetBytes()), 64)
-                    .asSlice(0, count * conversion.targetBytes());
-            Kernels.convert(conversion, bytes, out, count);
-            convertedArenas.add(arena);
-            return new LoadedTensor(slot.chunk.file(), t.name(), target, t.dtype(), t.info().shape(),
-                    out.asReadOnly(), () -> {
-                        if (convertedArenas.remove(arena)) {
-                            arena.close();
-                        }
-                    });
-        } catch (RuntimeException | Error e) {
-            arena.close();
-            throw e;
-        } finally {
-            slot.release(); // the converted copy no longer needs the chunk
-        }
-    }
-
-    private static boolean isFloat(Dtype d) {
-        return d == Dtype.F16 || d == Dtype.BF16 || d == Dtype.F32 || d == Dtype.F64;
-    }
-
     /** Starts reads while the rules allow; the consumer's chunk is always admitted. Caller holds the lock. */
     private void pump() {
         while (!closed && nextToSubmit < slots.length) {
+            if (slots[nextToSubmit].future != null) {
+                nextToSubmit++; // submitted out of order by a lookup
+                continue;
+            }
             Chunk c = slots[nextToSubmit].chunk;
             boolean needed = nextToSubmit == consumePos;
             boolean withinDepth = nextToSubmit - consumePos <= config.prefetchDepth();
@@ -288,7 +390,7 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
     private void readRange(Slot slot, Chunk.Range range) {
         Chunk c = slot.chunk;
         CheckpointResolver.Listed file = listed.get(c.file());
-        MemorySegment dst = slot.segment.asSlice(range.offset() - c.start(), range.length());
+        MemorySegment dst = slot.segment.asSlice(range.bufferOffset(), range.length());
         try {
             retry.call("reading " + c.describe(), () -> {
                 synchronized (this) {
@@ -373,17 +475,17 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         for (Slot s : slots) {
             s.free();
         }
-        for (Arena a : convertedArenas) {
-            if (convertedArenas.remove(a)) {
-                a.close();
-            }
-        }
+        handOut.closeAll();
     }
 
-    /** One chunk's buffer and how many of its tensors still hold it. */
+    /** One chunk's buffer, which of its tensors were handed out, and how many still hold it. */
     private final class Slot {
         final Chunk chunk;
         final AtomicInteger refs = new AtomicInteger();
+        /** Claimed for hand-out (guarded by the loader's lock). */
+        final boolean[] handed;
+        /** Tensors not claimed yet (guarded by the loader's lock). */
+        int remaining;
         volatile CompletableFuture<Void> future;
         private Arena arena;
         private MemorySegment segment;
@@ -391,6 +493,29 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
 
         Slot(Chunk chunk) {
             this.chunk = chunk;
+            this.handed = new boolean[chunk.tensors().size()];
+            this.remaining = handed.length;
+        }
+
+        /** Claims the first tensor not handed out; the caller checked that one remains. */
+        int claimNext() {
+            for (int k = 0; k < handed.length; k++) {
+                if (!handed[k]) {
+                    claim(k);
+                    return k;
+                }
+            }
+            throw new IllegalStateException("no tensor left in chunk " + chunk.index());
+        }
+
+        void claim(int k) {
+            handed[k] = true;
+            remaining--;
+        }
+
+        void unclaim(int k) {
+            handed[k] = false;
+            remaining++;
         }
 
         void allocate() {

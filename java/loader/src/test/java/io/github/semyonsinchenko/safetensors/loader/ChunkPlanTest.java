@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
+import io.github.semyonsinchenko.safetensors.io.Slice;
+import io.github.semyonsinchenko.safetensors.io.SliceLayout;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -124,6 +126,124 @@ class ChunkPlanTest {
             previous = c;
         }
         assertEquals(expected, actual, ctx);
+    }
+
+    /** A random checkpoint of 2-D, 1-D and 3-D tensors for slicing. */
+    static List<CheckpointFile> randomMatrices(Random rnd) throws Exception {
+        List<CheckpointFile> out = new ArrayList<>();
+        int files = 1 + rnd.nextInt(3);
+        for (int f = 0; f < files; f++) {
+            List<Header.Entry> entries = new ArrayList<>();
+            int n = rnd.nextInt(25);
+            for (int i = 0; i < n; i++) {
+                Dtype d = DTYPES[rnd.nextInt(DTYPES.length)];
+                long[] shape = switch (rnd.nextInt(4)) {
+                    case 0 -> new long[] {rnd.nextInt(300)};
+                    case 1 -> new long[] {1 + rnd.nextInt(40), 1 + rnd.nextInt(3), 1 + rnd.nextInt(50)};
+                    default -> new long[] {rnd.nextInt(200), 1 + rnd.nextInt(200)};
+                };
+                entries.add(new Header.Entry("t" + f + "." + i, d, shape));
+            }
+            Header h = Header.layout(Map.of(), entries, rnd.nextBoolean(), "f" + f);
+            out.add(new CheckpointFile("mem://ckpt/model-" + f + ".safetensors", h.fileSize(), 0, h));
+        }
+        return out;
+    }
+
+    /** Selections and slices: only needed bytes (and small gaps) are read, each run lands where its part says. */
+    @Test
+    void selectedSlicesArePlannedExactly() throws Exception {
+        Random rnd = new Random(77);
+        for (int iter = 0; iter < 300; iter++) {
+            List<CheckpointFile> files = randomMatrices(rnd);
+            Map<String, Slice> slices = new java.util.HashMap<>();
+            for (CheckpointFile f : files) {
+                for (TensorInfo t : f.header().tensors()) {
+                    slices.put(t.name(), SliceLoadTest.randomSlice(t, rnd));
+                }
+            }
+            TensorSelection selection = TensorSelection.matching(n -> n.hashCode() % 3 != 0)
+                    .slices(t -> slices.get(t.name()));
+            long limit = 1 + rnd.nextInt(rnd.nextBoolean() ? 2_000 : 200_000);
+            int rangeLimit = 1 + rnd.nextInt(rnd.nextBoolean() ? 500 : 100_000);
+            long gap = rnd.nextInt(3) == 0 ? 0 : rnd.nextInt(2_000);
+            boolean legacy = rnd.nextInt(6) == 0;
+            ChunkPlan plan = ChunkPlan.of(files, selection, limit, rangeLimit, gap, legacy);
+            String ctx = "iteration " + iter + ", limit " + limit + ", range " + rangeLimit + ", gap " + gap;
+            assertEquals(plan, ChunkPlan.of(new ArrayList<>(files), selection, limit, rangeLimit, gap, legacy), ctx);
+            List<String> expected = new ArrayList<>();
+            List<CheckpointFile> byPath = new ArrayList<>(files);
+            byPath.sort((a, b) -> a.path().compareTo(b.path()));
+            for (CheckpointFile f : byPath) {
+                for (TensorInfo t : f.header().tensors()) {
+                    if (selection.selects(t.name())) {
+                        expected.add(t.name());
+                    }
+                }
+            }
+            List<String> actual = new ArrayList<>();
+            for (Chunk c : plan.chunks()) {
+                long buffer = 0;
+                long previousEnd = Long.MIN_VALUE;
+                for (Chunk.Range r : c.ranges()) {
+                    assertTrue(r.length() > 0 && r.length() <= rangeLimit, ctx);
+                    assertEquals(buffer, r.bufferOffset(), "requests fill the buffer in order; " + ctx);
+                    assertTrue(r.offset() >= previousEnd, ctx);
+                    buffer += r.length();
+                    previousEnd = r.end();
+                }
+                assertEquals(buffer, c.byteSize(), ctx);
+                if (legacy) {
+                    assertEquals(1, c.tensors().size(), ctx);
+                } else if (c.tensors().size() > 1) {
+                    assertTrue(c.byteSize() <= limit, ctx);
+                }
+                List<long[]> needed = new ArrayList<>();
+                for (PlannedTensor t : c.tensors()) {
+                    actual.add(t.name());
+                    assertEquals(SliceLayout.of(t.info(), slices.get(t.name())), t.slice(), ctx);
+                    long runs = 0;
+                    for (PlannedTensor.Part p : t.parts()) {
+                        assertEquals(runs, p.firstRun(), ctx);
+                        runs += p.runs();
+                        for (long i = p.firstRun(); i < p.firstRun() + p.runs(); i++) {
+                            long runOffset = t.slice().runOffset(i);
+                            long abs = t.fileOffset() + runOffset;
+                            long buf = p.bufferOffset() + runOffset - p.tensorOffset();
+                            // Both ends of the run are read, to the buffer position the part implies.
+                            for (long b : new long[] {abs, abs + t.slice().runBytes() - 1}) {
+                                Chunk.Range r = c.ranges().stream().filter(x -> b >= x.offset() && b < x.end())
+                                        .findFirst().orElseThrow(() -> new AssertionError("byte " + b + " not read; " + ctx));
+                                assertEquals(buf + (b - abs), r.bufferOffset() + (b - r.offset()), ctx);
+                            }
+                            needed.add(new long[] {abs, abs + t.slice().runBytes()});
+                        }
+                    }
+                    assertEquals(t.slice().runCount(), runs, ctx);
+                }
+                // Each contiguous stretch of requests (one coalesced read) starts and ends with needed bytes
+                // and skips no gap larger than `gap` between them.
+                List<long[]> stretches = new ArrayList<>();
+                for (Chunk.Range r : c.ranges()) {
+                    if (!stretches.isEmpty() && stretches.getLast()[1] == r.offset()) {
+                        stretches.getLast()[1] = r.end();
+                    } else {
+                        stretches.add(new long[] {r.offset(), r.end()});
+                    }
+                }
+                for (long[] st : stretches) {
+                    List<long[]> inside = needed.stream().filter(n -> n[0] < st[1] && n[1] > st[0]).toList();
+                    assertTrue(!inside.isEmpty(), "a read of no needed byte; " + ctx);
+                    assertEquals(st[0], inside.getFirst()[0], ctx);
+                    assertEquals(st[1], inside.getLast()[1], ctx);
+                    for (int i = 1; i < inside.size(); i++) {
+                        long g = inside.get(i)[0] - inside.get(i - 1)[1];
+                        assertTrue(g >= 0 && g <= gap, "a gap of " + g + " bytes read; " + ctx);
+                    }
+                }
+            }
+            assertEquals(expected, actual, ctx);
+        }
     }
 
     @Test

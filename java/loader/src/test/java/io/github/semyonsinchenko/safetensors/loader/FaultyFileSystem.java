@@ -39,6 +39,8 @@ public class FaultyFileSystem extends FilterFileSystem {
     public static final AtomicInteger OPENS = new AtomicInteger();
     public static final AtomicInteger READS = new AtomicInteger();
     public static final AtomicLong BYTES = new AtomicLong();
+    /** Every ranged read as {offset, length}, in the order issued. */
+    public static final java.util.Queue<long[]> RANGES = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     public static void reset() {
         faults = (o, l, i) -> Fault.NONE;
@@ -47,6 +49,7 @@ public class FaultyFileSystem extends FilterFileSystem {
         OPENS.set(0);
         READS.set(0);
         BYTES.set(0);
+        RANGES.clear();
     }
 
     /** A configuration whose {@code file:} scheme is this file system. */
@@ -106,6 +109,7 @@ public class FaultyFileSystem extends FilterFileSystem {
                 throws IOException {
             for (FileRange r : ranges) {
                 int index = READS.getAndIncrement();
+                RANGES.add(new long[] {r.getOffset(), r.getLength()});
                 Fault fault = faults.decide(r.getOffset(), r.getLength(), index);
                 if (fault == Fault.FAIL) {
                     r.setData(CompletableFuture.failedFuture(new IOException("injected failure of read " + index)));

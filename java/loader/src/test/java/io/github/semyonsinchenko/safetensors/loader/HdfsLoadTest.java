@@ -34,6 +34,28 @@ class HdfsLoadTest {
                     }
                 }
             }
+            // Selected tensors, sliced, on HDFS: what core's slice of the local file holds, reading only that.
+            TensorSelection sel = TensorSelection.globs("layer0.*", "layer1.1*")
+                    .slices(t -> t.dim(0) > 4 ? io.github.semyonsinchenko.safetensors.io.Slice.parse("2:-2") : null);
+            Map<String, byte[]> wantSliced = SliceLoadTest.expected(files, sel);
+            LoaderConfig sliced = LoaderConfig.builder().hadoopConf(conf).metadataCache(new MetadataCache(0))
+                    .chunkBytes(50_000).gapBytes(0).workerThreads(3).build();
+            try (SafetensorsLoader loader = SafetensorsLoader.open(sliced, sel, List.of(dir))) {
+                Map<String, LoadedTensor> got = loader.loadAll();
+                assertEquals(wantSliced.keySet(), got.keySet());
+                long needed = 0;
+                for (var e : got.entrySet()) {
+                    try (LoadedTensor t = e.getValue()) {
+                        org.junit.jupiter.api.Assertions.assertArrayEquals(wantSliced.get(e.getKey()),
+                                t.data().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), e.getKey());
+                        needed += t.byteSize();
+                    }
+                }
+                assertEquals(needed, loader.stats().dataBytes(), "with no gap, exactly the needed bytes");
+                long ranges = loader.chunksToRead().stream().mapToLong(c -> c.ranges().size()).sum();
+                assertEquals(ranges, loader.stats().dataRequests());
+                assertTrue(ranges > loader.chunksToRead().size(), "slices that skip bytes need several requests");
+            }
             for (int world : new int[] {1, 2}) {
                 List<String> all = new java.util.ArrayList<>();
                 for (int rank = 0; rank < world; rank++) {

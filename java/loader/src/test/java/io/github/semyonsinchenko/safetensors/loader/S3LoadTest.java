@@ -142,6 +142,82 @@ class S3LoadTest {
         assertTrue(seen.values().stream().allMatch(n -> n == 1), "each tensor exactly once: " + seen);
     }
 
+    /**
+     * Three rank JVMs of a tensor-parallel group over S3A: together they hold every byte of every
+     * split tensor exactly once (and every other tensor whole each), bit-exact; each issues one GET
+     * per planned request plus one per header and no HEAD, and reads exactly the bytes its slices
+     * need (gapBytes 0).
+     */
+    @Test
+    void tensorParallelRanksInSeparateProcessesCoverEverySplitByteOnce() throws Exception {
+        List<Path> local = TestCheckpoints.writeMatrices(tmp.resolve("tp-local"), 2, 3, 80, 41);
+        Map<String, byte[]> ref = TestCheckpoints.reference(local);
+        Map<String, io.github.semyonsinchenko.safetensors.format.TensorInfo> infos = new HashMap<>();
+        for (Path p : local) {
+            upload(fs, p, "s3a://models/tp/" + p.getFileName());
+            try (var f = io.github.semyonsinchenko.safetensors.io.SafetensorsFile.open(p)) {
+                f.tensors().forEach(t -> infos.put(t.name(), t.info()));
+            }
+        }
+        int world = 3;
+        List<Process> procs = new java.util.ArrayList<>();
+        for (int rank = 0; rank < world; rank++) {
+            List<String> cmd = new java.util.ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                    "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED", "-Drank.tensorParallel=true",
+                    "-cp", System.getProperty("java.class.path"), RankMain.class.getName(),
+                    Integer.toString(rank), Integer.toString(world), tmp.resolve("tp-" + rank + ".safetensors").toString(),
+                    "s3a://models/tp"));
+            s3.s3aSettings().forEach((k, v) -> cmd.add(k + "=" + v));
+            procs.add(new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(tmp.resolve("tp-" + rank + ".log").toFile()).start());
+        }
+        Map<String, int[]> cover = new HashMap<>();
+        ref.forEach((n, b) -> cover.put(n, new int[b.length]));
+        int splitTensors = 0;
+        for (int rank = 0; rank < world; rank++) {
+            Process p = procs.get(rank);
+            assertTrue(p.waitFor(180, java.util.concurrent.TimeUnit.SECONDS), "rank " + rank + " hung");
+            assertEquals(0, p.exitValue(), "rank " + rank + ": "
+                    + java.nio.file.Files.readString(tmp.resolve("tp-" + rank + ".log")));
+            try (var f = io.github.semyonsinchenko.safetensors.io.SafetensorsFile.open(
+                    tmp.resolve("tp-" + rank + ".safetensors"))) {
+                var md = f.metadata();
+                assertEquals(Long.parseLong(md.get("#planned")), Long.parseLong(md.get("#gets")),
+                        "rank " + rank + ": one GET per planned request and header");
+                assertEquals(0, Long.parseLong(md.get("#heads")), "rank " + rank);
+                long needed = 0;
+                assertEquals(ref.keySet(), f.asMap().keySet(), "rank " + rank + " holds every tensor (its part)");
+                for (var t : f) {
+                    var slice = io.github.semyonsinchenko.safetensors.io.Slice.parse(md.get(t.name()));
+                    var layout = io.github.semyonsinchenko.safetensors.io.SliceLayout.of(infos.get(t.name()), slice);
+                    assertEquals(java.util.Arrays.toString(layout.shape()), java.util.Arrays.toString(t.shape()));
+                    byte[] got = t.toByteArray();
+                    int at = 0;
+                    for (var r : layout.runs()) {
+                        for (long b = r.offset(); b < r.end(); b++) {
+                            cover.get(t.name())[(int) b]++;
+                            assertEquals(ref.get(t.name())[(int) b], got[at++], t.name() + " rank " + rank);
+                        }
+                    }
+                    needed += layout.byteSize();
+                    splitTensors += slice.isWhole() ? 0 : 1;
+                }
+                assertEquals(needed, Long.parseLong(md.get("#read")), "rank " + rank + " reads exactly the bytes"
+                        + " of its slices (no gap allowed)");
+            }
+        }
+        TensorParallel rule = TensorParallel.of(world, 0).rowParallel("*.o_proj.weight", "*.down_proj.weight")
+                .splitVectors("*.bias");
+        for (var e : cover.entrySet()) {
+            int expect = rule.splitDim(infos.get(e.getKey())) >= 0 ? 1 : world;
+            for (int c : e.getValue()) {
+                assertEquals(expect, c, e.getKey() + ": each byte " + (expect == 1 ? "once" : "once per rank"));
+            }
+        }
+        assertTrue(splitTensors > 10, splitTensors + " split tensors");
+    }
+
     @Test
     void legacyIssuesOneGetPerTensor() throws Exception {
         Map<String, Long> before = counters();

@@ -139,10 +139,6 @@ public final class Batch implements AutoCloseable {
         return buffers.seqLen;
     }
 
-    public int maxRowsPerSequence() {
-        return buffers.maxRows;
-    }
-
     /** {@code U}: rows of {@code text_batch_embeddings}. */
     public int uniqueTexts() {
         return uniqueTexts;

@@ -4,7 +4,7 @@ import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U32;
 import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U8;
 
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
-import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;

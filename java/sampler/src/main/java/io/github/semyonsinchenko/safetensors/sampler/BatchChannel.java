@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.sampler;
 
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;

@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.sampler;
 
-import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -20,7 +20,7 @@ import java.util.Locale;
  *       nobody took and joins the threads.</li>
  *   <li>A producer failure reaches the consumer as a {@link SamplerException} carrying the cause; a
  *       database file truncated meanwhile is the cause
- *       {@link io.github.semyonsinchenko.safetensors.format.MappedFileFaultException} naming the file
+ *       {@link io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException} naming the file
  *       and its first byte lost.</li>
  *   <li>A split with no seed on this rank fails at once instead of blocking forever.</li>
  * </ul>

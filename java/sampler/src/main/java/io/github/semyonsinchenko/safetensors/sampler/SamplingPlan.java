@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.sampler;
 
+import io.github.semyonsinchenko.safetensors.sampler.db.ChildTimes;
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseMetadata;
@@ -26,6 +27,8 @@ final class SamplingPlan {
     final int[] catEmbCount;
     final double globalTsMeanUs;
     final double globalTsStdUs;
+    /** The children's times in {@code in_col_idx} order (the temporal filter's index). */
+    final ChildTimes childTimes;
 
     SamplingPlan(Database db, SamplerConfig config) {
         this.db = db;
@@ -85,5 +88,6 @@ final class SamplingPlan {
         }
         globalTsMeanUs = m.globalTsMeanUs();
         globalTsStdUs = m.globalTsStdUs();
+        childTimes = db.childTimes();
     }
 }

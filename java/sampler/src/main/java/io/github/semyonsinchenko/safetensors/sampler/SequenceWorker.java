@@ -5,6 +5,7 @@ import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U16;
 import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U32;
 import static io.github.semyonsinchenko.safetensors.sampler.db.Layouts.U8;
 
+import io.github.semyonsinchenko.safetensors.sampler.db.ChildTimes;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.Graph;
@@ -35,15 +36,20 @@ final class SequenceWorker {
     private final int seqLen;
     private final int maxRows;
     private final int childWidth;
+    private final int[] childTimes;
+    private final double tsMeanUs;
+    private final double tsStdUs;
     private final SmallRng rng = new SmallRng(0);
 
-    // Visited rows: stamp[row] == generation means visited in this sequence; seqId[row] is then its id.
-    private final int[] stamp;
-    private final int[] seqId;
-    private int generation;
+    private final VisitedRows visited;
 
+    // The BFS frontier: two FIFO queues, parents first (spec §10's pop rule).
     private int[] parents = new int[256];
     private int[] children = new int[256];
+    private int pHead;
+    private int pTail;
+    private int cHead;
+    private int cTail;
     private int[] eligible = new int[256];
     private final int[] rowGlobal;
     private final boolean[] rowUsed;
@@ -76,9 +82,10 @@ final class SequenceWorker {
         this.seqLen = plan.config.sequenceLength();
         this.maxRows = plan.config.maxRowsPerSeq();
         this.childWidth = plan.config.bfsChildWidth();
-        int n = db.numRows();
-        this.stamp = new int[n];
-        this.seqId = new int[n];
+        this.childTimes = plan.childTimes.bits();
+        this.tsMeanUs = plan.globalTsMeanUs;
+        this.tsStdUs = plan.globalTsStdUs;
+        this.visited = new VisitedRows(maxRows);
         int rowsCap = maxRows; // rows of all-Ignored tables take an id but no cell
         this.rowGlobal = new int[rowsCap];
         this.rowUsed = new boolean[rowsCap];
@@ -100,27 +107,17 @@ final class SequenceWorker {
     void build(BatchBuffers buf, int b, int task, int seedIdx, long rngSeed) {
         buf.clearSequence(b);
         rng.seed(rngSeed);
-        if (++generation == 0) {
-            Arrays.fill(stamp, 0);
-            generation = 1;
-        }
-        final int gen = generation;
+        visited.clear();
         TaskData taskData = db.task(task);
         int seedRow = taskData.anchorRow(seedIdx);
         long obsTime = taskData.observationTime(seedIdx);
         boolean timeFilter = obsTime != DatabaseLayout.NO_OBSERVATION_TIME;
-
         final long cellBase = (long) b * seqLen;
-        final MemorySegment semanticTypes = buf.semanticTypes;
-        final MemorySegment columnIds = buf.columnIds;
-        final MemorySegment seqRowIds = buf.seqRowIds;
-        final MemorySegment isNull = buf.isNull;
-        final MemorySegment isPadding = buf.isPadding;
 
-        int pHead = 0;
-        int pTail = 0;
-        int cHead = 0;
-        int cTail = 0;
+        pHead = 0;
+        pTail = 0;
+        cHead = 0;
+        cTail = 0;
         parents[pTail++] = seedRow;
         int cells = 0;
         int rows = 0;
@@ -136,109 +133,20 @@ final class SequenceWorker {
             if (cells >= seqLen || rows >= maxRows) {
                 break;
             }
-            if (stamp[row] == gen) {
+            if (!visited.add(row, rows)) {
                 continue;
             }
-            stamp[row] = gen;
             int sid = rows++;
-            seqId[row] = sid;
             rowGlobal[sid] = row;
             rowUsed[sid] = false;
-
-            // Cells of the row, in column order, Ignored skipped; the rest of the row is lost at S.
-            int t = db.tableOfRow(row);
-            TableData table = tables[t];
-            int local = row - plan.tableRowStart[t];
-            int colStart = plan.tableColStart[t];
-            int[] cols = plan.emittedColumns[t];
-            byte[] codes = plan.emittedCodes[t];
-            for (int k = 0; k < cols.length && cells < seqLen; k++) {
-                int p = cells++;
-                long i = cellBase + p;
-                int lc = cols[k];
-                int code = codes[k];
-                rowUsed[sid] = true;
-                isPadding.set(U8, i, (byte) 0);
-                semanticTypes.set(U8, i, (byte) code);
-                columnIds.set(U32, i * 4, colStart + lc);
-                seqRowIds.set(U16, i * 2, (short) sid);
-                if (code == CODE_IDENTIFIER) {
-                    continue; // presence is never reported (Q4): is_null stays 0
-                }
-                if (!table.isValid(lc, local)) {
-                    isNull.set(U8, i, (byte) 1);
-                    continue;
-                }
-                if (code == CODE_NUMERICAL) {
-                    buf.numericValues.set(F32, i * 4, table.numerical(lc, local));
-                } else if (code == CODE_TIMESTAMP) {
-                    MemorySegment.copy(table.segment(), table.timestampOffset(lc, local), buf.timestampValues,
-                            i * TS_BYTES, TS_BYTES);
-                } else if (code == CODE_BOOLEAN) {
-                    buf.boolValues.set(U8, i, table.bool(lc, local) ? (byte) 1 : (byte) 0);
-                } else if (code == CODE_CATEGORICAL) {
-                    buf.categoricalIds.set(U32, i * 4, table.embeddingIndex(lc, local));
-                } else {
-                    buf.textIds.set(U32, i * 4, table.embeddingIndex(lc, local)); // global until collation
-                }
-            }
-
-            // Parents: every unvisited outgoing neighbour, no limit, no time filter.
-            int oe = graph.outEnd(row);
-            for (int k = graph.outStart(row); k < oe; k++) {
-                int nb = graph.outNeighbour(k);
-                if (stamp[nb] != gen) {
-                    if (pTail == parents.length) {
-                        if (pHead > 0) {
-                            System.arraycopy(parents, pHead, parents, 0, pTail - pHead);
-                            pTail -= pHead;
-                            pHead = 0;
-                        }
-                        if (pTail == parents.length) {
-                            parents = Arrays.copyOf(parents, parents.length * 2);
-                        }
-                    }
-                    parents[pTail++] = nb;
-                }
-            }
-
-            // Children: unvisited, not after the observation time, at most w of them (shuffled).
-            int ie = graph.inEnd(row);
-            int ne = 0;
-            for (int k = graph.inStart(row); k < ie; k++) {
-                int c = graph.inNeighbour(k);
-                if (stamp[c] == gen) {
-                    continue;
-                }
-                if (timeFilter && isAfter(c, obsTime)) {
-                    continue;
-                }
-                if (ne == eligible.length) {
-                    eligible = Arrays.copyOf(eligible, ne * 2);
-                }
-                eligible[ne++] = c;
-            }
-            if (ne > childWidth) {
-                rng.shuffle(eligible, 0, ne);
-                ne = childWidth;
-            }
-            if (cTail + ne > children.length) {
-                if (cHead > 0) {
-                    System.arraycopy(children, cHead, children, 0, cTail - cHead);
-                    cTail -= cHead;
-                    cHead = 0;
-                }
-                if (cTail + ne > children.length) {
-                    children = Arrays.copyOf(children, Math.max(children.length * 2, cTail + ne));
-                }
-            }
-            System.arraycopy(eligible, 0, children, cTail, ne);
-            cTail += ne;
+            cells = emitRow(buf, cellBase, cells, row, sid);
+            pushParents(row);
+            pushChildren(row, timeFilter, obsTime);
         }
         buf.cells[b] = cells;
 
         maskTarget(buf, cellBase, task, taskData, seedIdx);
-        int npairs = fillAdjacency(buf, b, rows, gen);
+        int npairs = fillAdjacency(buf, b, rows);
         // out_perm: adj[i] = j with fk_adj[i][j]; in_perm: adj[i] = j with fk_adj[j][i].
         buildOutAdjacency(npairs, rows);
         writeRowPermutation(buf.outPerm, cellBase, cells, rows, buf);
@@ -247,21 +155,107 @@ final class SequenceWorker {
         writeColumnPermutation(buf, cellBase, cells);
     }
 
-    /** True if child row {@code c} has a non-null temporal cell later than {@code obsTime}. */
-    private boolean isAfter(int c, long obsTime) {
-        int t = db.tableOfRow(c);
-        int tc = plan.temporalLocal[t];
-        if (tc < 0) {
-            return false;
-        }
+    /**
+     * Writes the cells of {@code row} (sequence id {@code sid}) from position {@code cells} on, in
+     * column order, Ignored skipped; the rest of the row is lost at S. Returns the new cell count.
+     */
+    private int emitRow(BatchBuffers buf, long cellBase, int cells, int row, int sid) {
+        int t = db.tableOfRow(row);
         TableData table = tables[t];
-        int local = c - plan.tableRowStart[t];
-        if (!table.isValid(tc, local)) {
-            return false;
+        int local = row - plan.tableRowStart[t];
+        int colStart = plan.tableColStart[t];
+        int[] cols = plan.emittedColumns[t];
+        byte[] codes = plan.emittedCodes[t];
+        for (int k = 0; k < cols.length && cells < seqLen; k++) {
+            int p = cells++;
+            long i = cellBase + p;
+            int lc = cols[k];
+            int code = codes[k];
+            rowUsed[sid] = true;
+            buf.isPadding.set(U8, i, (byte) 0);
+            buf.semanticTypes.set(U8, i, (byte) code);
+            buf.columnIds.set(U32, i * 4, colStart + lc);
+            buf.seqRowIds.set(U16, i * 2, (short) sid);
+            if (code == CODE_IDENTIFIER) {
+                continue; // presence is never reported (Q4): is_null stays 0
+            }
+            if (!table.isValid(lc, local)) {
+                buf.isNull.set(U8, i, (byte) 1);
+                continue;
+            }
+            if (code == CODE_NUMERICAL) {
+                buf.numericValues.set(F32, i * 4, table.numerical(lc, local));
+            } else if (code == CODE_TIMESTAMP) {
+                MemorySegment.copy(table.segment(), table.timestampOffset(lc, local), buf.timestampValues,
+                        i * TS_BYTES, TS_BYTES);
+            } else if (code == CODE_BOOLEAN) {
+                buf.boolValues.set(U8, i, table.bool(lc, local) ? (byte) 1 : (byte) 0);
+            } else if (code == CODE_CATEGORICAL) {
+                buf.categoricalIds.set(U32, i * 4, table.embeddingIndex(lc, local));
+            } else {
+                buf.textIds.set(U32, i * 4, table.embeddingIndex(lc, local)); // global until collation
+            }
         }
-        float z = table.timestampZ(tc, local);
-        long raw = (long) ((double) z * plan.globalTsStdUs + plan.globalTsMeanUs);
-        return raw > obsTime;
+        return cells;
+    }
+
+    /** Queues every unvisited outgoing neighbour of {@code row} as a parent: no limit, no time filter. */
+    private void pushParents(int row) {
+        int oe = graph.outEnd(row);
+        for (int k = graph.outStart(row); k < oe; k++) {
+            int nb = graph.outNeighbour(k);
+            if (!visited.contains(nb)) {
+                if (pTail == parents.length) {
+                    if (pHead > 0) {
+                        System.arraycopy(parents, pHead, parents, 0, pTail - pHead);
+                        pTail -= pHead;
+                        pHead = 0;
+                    }
+                    if (pTail == parents.length) {
+                        parents = Arrays.copyOf(parents, parents.length * 2);
+                    }
+                }
+                parents[pTail++] = nb;
+            }
+        }
+    }
+
+    /**
+     * Queues the children of {@code row} that are unvisited and not after the observation time, in
+     * CSR order; more than w of them are shuffled (all of them, as the reference does) and cut to w.
+     */
+    private void pushChildren(int row, boolean timeFilter, long obsTime) {
+        int ie = graph.inEnd(row);
+        int ne = 0;
+        for (int k = graph.inStart(row); k < ie; k++) {
+            if (timeFilter && ChildTimes.isAfter(childTimes[k], obsTime, tsMeanUs, tsStdUs)) {
+                continue;
+            }
+            int c = graph.inNeighbour(k);
+            if (visited.contains(c)) {
+                continue;
+            }
+            if (ne == eligible.length) {
+                eligible = Arrays.copyOf(eligible, ne * 2);
+            }
+            eligible[ne++] = c;
+        }
+        if (ne > childWidth) {
+            rng.shuffle(eligible, 0, ne);
+            ne = childWidth;
+        }
+        if (cTail + ne > children.length) {
+            if (cHead > 0) {
+                System.arraycopy(children, cHead, children, 0, cTail - cHead);
+                cTail -= cHead;
+                cHead = 0;
+            }
+            if (cTail + ne > children.length) {
+                children = Arrays.copyOf(children, Math.max(children.length * 2, cTail + ne));
+            }
+        }
+        System.arraycopy(eligible, 0, children, cTail, ne);
+        cTail += ne;
     }
 
     private void maskTarget(BatchBuffers buf, long cellBase, int task, TaskData taskData, int seedIdx) {
@@ -284,7 +278,7 @@ final class SequenceWorker {
     }
 
     /** Writes fk_adj for sequence {@code b}; collects the off-diagonal pairs; returns their count. */
-    private int fillAdjacency(BatchBuffers buf, int b, int rows, int gen) {
+    private int fillAdjacency(BatchBuffers buf, int b, int rows) {
         long r = maxRows;
         long base = b * r * r;
         MemorySegment adj = buf.fkAdj;
@@ -293,9 +287,8 @@ final class SequenceWorker {
             int g = rowGlobal[i];
             int oe = graph.outEnd(g);
             for (int k = graph.outStart(g); k < oe; k++) {
-                int nb = graph.outNeighbour(k);
-                if (stamp[nb] == gen) {
-                    int j = seqId[nb];
+                int j = visited.id(graph.outNeighbour(k));
+                if (j >= 0) {
                     adj.set(U8, base + i * r + j, (byte) 1);
                     if (j != i) {
                         if (n == pairI.length) {

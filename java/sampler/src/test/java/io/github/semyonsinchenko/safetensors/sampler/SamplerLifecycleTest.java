@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
 import io.github.semyonsinchenko.safetensors.io.Tensor;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.sampler;
 
-import io.github.semyonsinchenko.safetensors.format.MappedFileFaultException;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException;
 import java.io.RandomAccessFile;
 import java.nio.file.Path;
 import java.util.Locale;

@@ -2,12 +2,11 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 
 import static org.apache.spark.sql.functions.col;
 
+import io.github.semyonsinchenko.safetensors.preprocess.input.InputSchema;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Consumer;
-import java.util.stream.IntStream;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -18,23 +17,30 @@ import org.apache.spark.storage.StorageLevel;
  * What every stage of one build shares: the session, the input, where files go, the options, and
  * the cached Datasets and RDDs, which {@link #release} unpersists when the build ends.
  */
-final class BuildContext {
+public final class BuildContext {
     /** A table's row position within its Parquet data (file-path order, then file order). */
-    static final String ROW = "__row";
-    static final long U32_LIMIT = 0xFFFF_FFFFL;
+    public static final String ROW = "__row";
+    /** The largest row, edge or vocabulary count the format's u32 fields hold. */
+    public static final long U32_LIMIT = 0xFFFF_FFFFL;
 
-    final SparkSession spark;
-    final InputSchema schema;
-    final Path rawDir;
-    final Path work;
+    /** The session every stage runs its jobs in. */
+    public final SparkSession spark;
+    /** The input's schema, {@code D/metadata/X.json}. */
+    public final InputSchema schema;
+    /** The input tables' directory, {@code D/raw/X}. */
+    public final Path rawDir;
+    /** The temporary database directory the stages write, published when the build succeeds. */
+    public final Path work;
     /** Part files written by executors, concatenated into {@link #work} and deleted at the end. */
-    final Path parts;
-    final Preprocessor.Options options;
+    public final Path parts;
+    /** How to run: the embedder, rows per partition, the progress sink. */
+    public final Preprocessor.Options options;
 
     private final List<Dataset<?>> cached = new ArrayList<>();
     private final List<JavaRDD<?>> cachedRdds = new ArrayList<>();
 
-    BuildContext(SparkSession spark, InputSchema schema, Path rawDir, Path work,
+    /** The context of one build writing into {@code work}. */
+    public BuildContext(SparkSession spark, InputSchema schema, Path rawDir, Path work,
             Preprocessor.Options options) {
         this.spark = spark;
         this.schema = schema;
@@ -49,7 +55,7 @@ final class BuildContext {
      * A value that is not a whole number of at least {@code min} fails, naming the setting and
      * what it must be ({@code what}, e.g. "a row count").
      */
-    static long countSetting(SparkSession spark, String name, long defaultValue, long min, String what) {
+    public static long countSetting(SparkSession spark, String name, long defaultValue, long min, String what) {
         String v = spark.conf().get(name, Long.toString(defaultValue));
         try {
             long n = Long.parseLong(v.trim());
@@ -62,50 +68,37 @@ final class BuildContext {
         throw new PreprocessException(String.format(Locale.ROOT, "%s must be %s, was '%s'", name, what, v));
     }
 
-    void info(String what) {
+    /** Reports a detail of the current stage to the progress sink. */
+    public void info(String what) {
         options.progress().accept("  " + what);
     }
 
     /** Partitions for {@code rows} rows at {@code rowsPerPartition} each. */
-    int partitions(long rows) {
+    public int partitions(long rows) {
         return (int) Math.max(1, Math.min(100_000, (rows + options.rowsPerPartition() - 1) / options.rowsPerPartition()));
     }
 
-    <T> Dataset<T> persist(Dataset<T> d) {
+    /** {@code d} cached in memory and on disk until {@link #release}. */
+    public <T> Dataset<T> persist(Dataset<T> d) {
         Dataset<T> p = d.persist(StorageLevel.MEMORY_AND_DISK());
         cached.add(p);
         return p;
     }
 
-    <T> JavaRDD<T> persist(JavaRDD<T> r) {
+    /** {@code r} cached in memory and on disk until {@link #release}. */
+    public <T> JavaRDD<T> persist(JavaRDD<T> r) {
         JavaRDD<T> p = r.persist(StorageLevel.MEMORY_AND_DISK());
         cachedRdds.add(p);
         return p;
     }
 
     /** A table's rows in order, {@code rowsPerPartition} to a partition, cached for the stages that stream it. */
-    Dataset<Row> ordered(Dataset<Row> df, long rows) {
+    public Dataset<Row> ordered(Dataset<Row> df, long rows) {
         return persist(df.repartitionByRange(partitions(rows), col(ROW)).sortWithinPartitions(ROW));
     }
 
-    /** Partitions fetched per job when the driver streams an ordered RDD (bounds driver memory to ~2M values). */
-    private int partitionsPerFetch() {
-        return (int) Math.max(1, Math.min(10_000, 2_000_000 / options.rowsPerPartition()));
-    }
-
-    /** Feeds an RDD's elements to {@code sink} in partition order, a bounded group of partitions per job. */
-    <T> void forEachInOrder(JavaRDD<T> rdd, Consumer<T> sink) {
-        int n = rdd.getNumPartitions();
-        int step = partitionsPerFetch();
-        for (int from = 0; from < n; from += step) {
-            int[] ids = IntStream.range(from, Math.min(n, from + step)).toArray();
-            for (List<T> part : rdd.collectPartitions(ids)) {
-                part.forEach(sink);
-            }
-        }
-    }
-
-    void release() {
+    /** Unpersists everything {@link #persist} cached. */
+    public void release() {
         for (Dataset<?> d : cached) {
             d.unpersist(false);
         }

@@ -1,5 +1,7 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
+import io.github.semyonsinchenko.safetensors.preprocess.input.SyntheticInput;
+import io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticData;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -9,7 +11,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code generate --data-dir D --dataset X --rows N}: synthetic input for the preprocessor ({@link DataGenerator}). */
+/**
+ * {@code generate --data-dir D --dataset X --rows N}: the project's synthetic dataset as the preprocessor's
+ * input ({@link SyntheticInput}); {@code safetensors sampler generate} writes the same data as a database.
+ */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = "Write a synthetic relational dataset (Parquet + schema JSON) in headwater's input layout.")
 public final class GenerateMain implements Callable<Integer> {
@@ -21,7 +26,7 @@ public final class GenerateMain implements Callable<Integer> {
     String dataset;
 
     @Option(names = "--rows", description = "About this many rows in all (default: ${DEFAULT-VALUE}).")
-    long rows = 100_000;
+    int rows = 100_000;
 
     @Option(names = "--seed", description = "Seed of the values (default: ${DEFAULT-VALUE}).")
     long seed = 42;
@@ -37,15 +42,22 @@ public final class GenerateMain implements Callable<Integer> {
         SparkSession spark = PreprocessMain.sessionBuilder("safetensors generate " + dataset, master, new SparkConf())
                 .getOrCreate();
         try {
-            DataGenerator.Sizes n = DataGenerator.generate(spark, dataDir, dataset, rows, seed, files);
-            System.err.printf(Locale.ROOT, "wrote %s: users %d, posts %d, comments %d, votes %d (%d rows)%n",
-                    dataDir.resolve("raw").resolve(dataset), n.users(), n.posts(), n.comments(), n.votes(), n.total());
+            SyntheticData data = SyntheticInput.write(spark, dataDir, dataset, rows, seed, files);
+            StringBuilder tables = new StringBuilder();
+            int total = 0;
+            for (SyntheticData.Table t : data.tables()) {
+                tables.append(tables.isEmpty() ? "" : ", ").append(t.name()).append(' ').append(t.rows());
+                total += t.rows();
+            }
+            System.err.printf(Locale.ROOT, "wrote %s: %s (%d rows)%n", dataDir.resolve("raw").resolve(dataset), tables,
+                    total);
             return 0;
         } finally {
             spark.stop();
         }
     }
 
+    /** Runs the command and exits with its status. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new GenerateMain()).execute(args));
     }

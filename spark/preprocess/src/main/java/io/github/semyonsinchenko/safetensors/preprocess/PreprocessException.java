@@ -4,10 +4,12 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 public final class PreprocessException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** An error with {@code message}. */
     public PreprocessException(String message) {
         super(message);
     }
 
+    /** An error with {@code message}, caused by {@code cause}. */
     public PreprocessException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
+import io.github.semyonsinchenko.safetensors.preprocess.embed.EmbedderSpec;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseMetadata;
 import java.net.URI;
 import java.nio.file.Path;
@@ -11,9 +12,9 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code preprocess --data-dir D --dataset X [--skip-embeddings] [--embedder none|http|hashed]
@@ -120,6 +121,7 @@ public final class PreprocessMain implements Callable<Integer> {
         }
     }
 
+    /** Runs the command and exits with its status. */
     public static void main(String[] args) {
         CommandLine cli = new CommandLine(new PreprocessMain());
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {

@@ -1,5 +1,19 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
+import io.github.semyonsinchenko.safetensors.preprocess.embed.EmbedderSpec;
+import io.github.semyonsinchenko.safetensors.preprocess.embed.EmbeddingFiles;
+import io.github.semyonsinchenko.safetensors.preprocess.graph.GraphWriter;
+import io.github.semyonsinchenko.safetensors.preprocess.input.InputSchema;
+import io.github.semyonsinchenko.safetensors.preprocess.input.LoadedTable;
+import io.github.semyonsinchenko.safetensors.preprocess.keys.PrimaryKeyMaps;
+import io.github.semyonsinchenko.safetensors.preprocess.partition.Parts;
+import io.github.semyonsinchenko.safetensors.preprocess.stats.CategoricalVocabulary;
+import io.github.semyonsinchenko.safetensors.preprocess.stats.ColumnStatistics;
+import io.github.semyonsinchenko.safetensors.preprocess.stats.OrderedStats;
+import io.github.semyonsinchenko.safetensors.preprocess.table.TableEncoder;
+import io.github.semyonsinchenko.safetensors.preprocess.task.TaskQueries;
+import io.github.semyonsinchenko.safetensors.preprocess.task.TaskWriter;
+import io.github.semyonsinchenko.safetensors.preprocess.text.TextVocabulary;
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnMetadata;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseMetadata;
@@ -45,14 +59,17 @@ public final class Preprocessor {
             }
         }
 
+        /** {@code embedder}, 500,000 rows per partition, progress on stderr. */
         public static Options defaults(EmbedderSpec embedder) {
             return new Options(embedder, 500_000, msg -> System.err.println("[preprocess] " + msg));
         }
 
+        /** These options with {@code rows} rows per partition. */
         public Options withRowsPerPartition(long rows) {
             return new Options(embedder, rows, progress);
         }
 
+        /** These options reporting progress to {@code sink}. */
         public Options withProgress(Consumer<String> sink) {
             return new Options(embedder, rowsPerPartition, sink);
         }

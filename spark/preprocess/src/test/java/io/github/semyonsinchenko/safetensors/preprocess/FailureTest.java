@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.semyonsinchenko.safetensors.preprocess.embed.EmbedderSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

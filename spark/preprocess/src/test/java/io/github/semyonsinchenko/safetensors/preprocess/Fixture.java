@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.preprocess;
 
+import io.github.semyonsinchenko.safetensors.preprocess.embed.EmbedderSpec;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -10,12 +11,12 @@ import java.util.List;
 import org.apache.spark.sql.SparkSession;
 
 /** headwater's tiny fixture (test resources of the sampler module, put on our class path by the pom). */
-final class Fixture {
+public final class Fixture {
     private Fixture() {}
 
-    static final String DATASET = "synth-tiny";
+    public static final String DATASET = "synth-tiny";
 
-    static Path root() {
+    public static Path root() {
         try {
             Path schema = Path.of(Fixture.class.getResource("/headwater-tiny/input/metadata/synth-tiny.json").toURI());
             return schema.getParent().getParent().getParent();
@@ -24,12 +25,12 @@ final class Fixture {
         }
     }
 
-    static Path expectedDb() {
+    public static Path expectedDb() {
         return root().resolve("expected/db");
     }
 
     /** Copies the fixture's input into {@code dataDir} in headwater's layout (metadata/, raw/). */
-    static void copyInput(Path dataDir) throws IOException {
+    public static void copyInput(Path dataDir) throws IOException {
         Path input = root().resolve("input");
         try (var walk = Files.walk(input)) {
             for (Path p : walk.toList()) {
@@ -47,12 +48,12 @@ final class Fixture {
      * Builds the fixture's input, copied into {@code dataDir}, without embeddings, checks the result
      * against headwater's output and returns the progress lines.
      */
-    static List<String> buildAndCompare(SparkSession spark, Path dataDir, long rowsPerPartition) throws IOException {
+    public static List<String> buildAndCompare(SparkSession spark, Path dataDir, long rowsPerPartition) throws IOException {
         copyInput(dataDir);
         List<String> progress = new ArrayList<>();
         Preprocessor.run(spark, dataDir, DATASET, Preprocessor.Options.defaults(EmbedderSpec.none())
                 .withRowsPerPartition(rowsPerPartition).withProgress(progress::add));
-        HeadwaterEquivalenceTest.assertSameDatabase(expectedDb(), dataDir.resolve("processed").resolve(DATASET), false);
+        DatabaseFiles.assertSameDatabase(expectedDb(), dataDir.resolve("processed").resolve(DATASET), false);
         return progress;
     }
 }

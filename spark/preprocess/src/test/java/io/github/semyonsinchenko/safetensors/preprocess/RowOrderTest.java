@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.semyonsinchenko.safetensors.preprocess.embed.EmbedderSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +48,7 @@ class RowOrderTest {
         Preprocessor.run(spark, dataDir, Fixture.DATASET, Preprocessor.Options.defaults(EmbedderSpec.none())
                 .withRowsPerPartition(97).withProgress(progress::add));
 
-        HeadwaterEquivalenceTest.assertSameDatabase(Fixture.expectedDb(), dataDir.resolve("processed")
+        DatabaseFiles.assertSameDatabase(Fixture.expectedDb(), dataDir.resolve("processed")
                 .resolve(Fixture.DATASET), false);
         assertTrue(progress.stream().anyMatch(m -> m.contains("posts:") && m.contains("rows sorted")), progress::toString);
         assertTrue(progress.stream().anyMatch(m -> m.contains("users:") && m.contains("rows in scan order")),

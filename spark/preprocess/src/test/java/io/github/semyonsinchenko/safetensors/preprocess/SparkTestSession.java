@@ -3,12 +3,12 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 import org.apache.spark.sql.SparkSession;
 
 /** One local[2] session per test JVM (Spark allows one active context). */
-final class SparkTestSession {
+public final class SparkTestSession {
     private SparkTestSession() {}
 
     private static SparkSession session;
 
-    static synchronized SparkSession get() {
+    public static synchronized SparkSession get() {
         if (session == null) {
             session = SparkSession.builder().master("local[2]").appName("preprocess-tests")
                     .config("spark.ui.enabled", "false")

@@ -3,6 +3,8 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.semyonsinchenko.safetensors.preprocess.embed.EmbedderSpec;
+import io.github.semyonsinchenko.safetensors.preprocess.text.TextVocabulary;
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
 import io.github.semyonsinchenko.safetensors.sampler.db.Database;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseMetadata;

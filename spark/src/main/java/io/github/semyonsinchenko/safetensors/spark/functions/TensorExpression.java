@@ -17,7 +17,7 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * One call of a {@link TensorFunction} as it stands in a plan until the optimizer replaces it
- * (Spark's {@code RuntimeReplaceable}) with a {@code StaticInvoke} of {@link TensorCodec}, which
+ * (Spark's {@code RuntimeReplaceable}) with a {@code StaticInvoke} of {@link TensorFunctionEval}, which
  * whole-stage code generation compiles into a direct static call per row.
  *
  * <p>Written in Java against the Scala trait: the trait's {@code val nodePatterns} is set through

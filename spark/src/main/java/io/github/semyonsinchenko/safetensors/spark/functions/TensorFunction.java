@@ -22,7 +22,7 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The three SQL functions: their names, arities, argument checks (done at analysis, on the
- * resolved argument types and literal values) and the {@link StaticInvoke} of {@link TensorCodec}
+ * resolved argument types and literal values) and the {@link StaticInvoke} of {@link TensorFunctionEval}
  * each one is replaced with.
  */
 public enum TensorFunction {
@@ -83,11 +83,11 @@ public enum TensorFunction {
             case ST_TO_ARRAY -> "stToArray";
             case ST_CONVERT -> "stConvert";
         };
-        return new StaticInvoke(TensorCodec.class, resultType(), method, CollectionConverters.asScala(callArgs).toList(),
+        return new StaticInvoke(TensorFunctionEval.class, resultType(), method, CollectionConverters.asScala(callArgs).toList(),
                 CollectionConverters.<AbstractDataType>asScala(List.of()).toList(), true, false, true, Option.empty());
     }
 
-    /** Checks the arguments and turns the literal ones into the ints/booleans TensorCodec takes. */
+    /** Checks the arguments and turns the literal ones into the ints/booleans TensorFunctionEval takes. */
     private List<Expression> replacementArguments(List<Expression> args) {
         List<Expression> out = new ArrayList<>();
         switch (this) {

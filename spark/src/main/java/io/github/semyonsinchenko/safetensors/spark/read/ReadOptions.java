@@ -1,12 +1,14 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
-import io.github.semyonsinchenko.safetensors.dataset.OptionNames;
+import io.github.semyonsinchenko.safetensors.options.OptionException;
+import io.github.semyonsinchenko.safetensors.options.Options;
+import io.github.semyonsinchenko.safetensors.spark.conf.SparkOptions;
 import java.io.Serializable;
-import java.util.Locale;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.SequencedMap;
 import java.util.Set;
 import org.apache.spark.sql.internal.SQLConf;
-import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * The read options of {@code format("safetensors")}, parsed once on the driver.
@@ -54,53 +56,37 @@ public record ReadOptions(Layout layout, boolean inferSchema, boolean unbatch, b
     public static final Set<String> KNOWN = Set.of("path", "paths", LAYOUT, INFER_SCHEMA, UNBATCH,
             IGNORE_CORRUPT_FILES, IGNORE_MISSING_FILES, USE_INDEX, MMAP, LOOSE_FILES, COALESCE_GAP_BYTES, MAX_READ_BYTES);
 
+    /** Spellings of {@link #LAYOUT}. */
+    private static final SequencedMap<String, Layout> LAYOUTS = new LinkedHashMap<>();
+
+    static {
+        LAYOUTS.put("auto", Layout.AUTO);
+        LAYOUTS.put("wide", Layout.WIDE);
+        LAYOUTS.put("kv", Layout.KV);
+        LAYOUTS.put("key_value", Layout.KV);
+        LAYOUTS.put("keyvalue", Layout.KV);
+    }
+
+    /**
+     * Parses and checks the read options on the driver, before any task runs.
+     *
+     * @param raw the options of the read
+     * @return the options
+     * @throws org.apache.spark.sql.AnalysisException (undeclared, as Spark's interfaces do not declare
+     *     it) for an unknown option or a bad value, naming it and what is allowed
+     */
     public static ReadOptions parse(Map<String, String> raw) {
-        CaseInsensitiveStringMap o = raw instanceof CaseInsensitiveStringMap c ? c : new CaseInsensitiveStringMap(raw);
-        OptionNames.check(o.keySet(), KNOWN, "safetensors read");
-        String layout = o.getOrDefault(LAYOUT, "auto").trim().toUpperCase(Locale.ROOT);
-        Layout l = switch (layout) {
-            case "AUTO" -> Layout.AUTO;
-            case "WIDE" -> Layout.WIDE;
-            case "KV", "KEY_VALUE", "KEYVALUE" -> Layout.KV;
-            default -> throw new IllegalArgumentException("option layout must be auto, wide or kv, not \""
-                    + o.get(LAYOUT) + "\"");
-        };
-        SQLConf sql = SQLConf.get();
-        return new ReadOptions(l, bool(o, INFER_SCHEMA, false), bool(o, UNBATCH, false),
-                bool(o, IGNORE_CORRUPT_FILES, sql.ignoreCorruptFiles()),
-                bool(o, IGNORE_MISSING_FILES, sql.ignoreMissingFiles()), bool(o, USE_INDEX, true), bool(o, MMAP, true),
-                bool(o, LOOSE_FILES, false), bytes(o, COALESCE_GAP_BYTES, DEFAULT_COALESCE_GAP_BYTES),
-                bytes(o, MAX_READ_BYTES, DEFAULT_MAX_READ_BYTES));
-    }
-
-    /** A byte count in [0, the largest Spark binary value]. */
-    private static long bytes(CaseInsensitiveStringMap o, String key, long dflt) {
-        String v = o.get(key);
-        if (v == null) {
-            return dflt;
-        }
-        long n;
         try {
-            n = Long.parseLong(v.trim().replace("_", ""));
-        } catch (NumberFormatException e) {
-            n = -1;
+            Options o = SparkOptions.of("safetensors read", raw, KNOWN);
+            SQLConf sql = SQLConf.get();
+            return new ReadOptions(o.choice(LAYOUT, Layout.AUTO, LAYOUTS), o.bool(INFER_SCHEMA, false),
+                    o.bool(UNBATCH, false), o.bool(IGNORE_CORRUPT_FILES, sql.ignoreCorruptFiles()),
+                    o.bool(IGNORE_MISSING_FILES, sql.ignoreMissingFiles()), o.bool(USE_INDEX, true),
+                    o.bool(MMAP, true), o.bool(LOOSE_FILES, false),
+                    o.longValue(COALESCE_GAP_BYTES, DEFAULT_COALESCE_GAP_BYTES, 0, TensorSource.MAX_VALUE_BYTES, "bytes"),
+                    o.longValue(MAX_READ_BYTES, DEFAULT_MAX_READ_BYTES, 0, TensorSource.MAX_VALUE_BYTES, "bytes"));
+        } catch (OptionException e) {
+            throw Errors.analysis(e.getMessage(), e);
         }
-        if (n < 0 || n > TensorSource.MAX_VALUE_BYTES) {
-            throw new IllegalArgumentException("option " + key + " must be a whole number of bytes in [0, "
-                    + TensorSource.MAX_VALUE_BYTES + "], not \"" + v + "\"");
-        }
-        return n;
-    }
-
-    private static boolean bool(CaseInsensitiveStringMap o, String key, boolean dflt) {
-        String v = o.get(key);
-        if (v == null) {
-            return dflt;
-        }
-        return switch (v.trim().toLowerCase(Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new IllegalArgumentException("option " + key + " must be true or false, not \"" + v + "\"");
-        };
     }
 }

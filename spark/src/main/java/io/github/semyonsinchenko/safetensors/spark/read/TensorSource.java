@@ -6,6 +6,7 @@ import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import io.github.semyonsinchenko.safetensors.io.SafetensorsFile;
 import io.github.semyonsinchenko.safetensors.loader.RangeReads;
 import io.github.semyonsinchenko.safetensors.loader.ReadCoalescing;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFile;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -89,7 +90,7 @@ abstract class TensorSource implements Closeable {
             // SHARED, not CONFINED: Spark may consume a partition's iterator on another thread than the
             // one that opened it (e.g. the feeder thread of a Python UDF).
             try {
-                this.file = SafetensorsFile.open(path, SafetensorsFile.Sharing.SHARED);
+                this.file = SafetensorsFile.open(path, MappedFile.Sharing.SHARED);
             } catch (InternalError e) {
                 throw mappingFault(path.toString(), e);
             }

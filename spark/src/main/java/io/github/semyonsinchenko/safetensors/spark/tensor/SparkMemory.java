@@ -1,7 +1,7 @@
 package io.github.semyonsinchenko.safetensors.spark.tensor;
 
+import io.github.semyonsinchenko.safetensors.format.LittleEndian;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
@@ -14,8 +14,6 @@ import org.apache.spark.unsafe.Platform;
  * an {@link UnsafeRow}. Other representations fall back to a copy.
  */
 public final class SparkMemory {
-    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-
     private SparkMemory() {}
 
     /**
@@ -24,7 +22,7 @@ public final class SparkMemory {
      * little-endian platforms Spark and the kernels run on), else null.
      */
     public static MemorySegment elements(ArrayData a, int elementBytes) {
-        if (!LITTLE_ENDIAN || !(a instanceof UnsafeArrayData u)) {
+        if (!LittleEndian.IS_NATIVE_ORDER || !(a instanceof UnsafeArrayData u)) {
             return null;
         }
         long start = u.getBaseOffset() + UnsafeArrayData.calculateHeaderPortionInBytes(u.numElements());

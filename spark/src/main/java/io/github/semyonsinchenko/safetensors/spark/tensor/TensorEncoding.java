@@ -8,6 +8,7 @@ import static io.github.semyonsinchenko.safetensors.format.LittleEndian.I64;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
+import io.github.semyonsinchenko.safetensors.kernels.Narrowing;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Locale;
@@ -22,7 +23,7 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
  *       ({@link #encode}): F32/F16/BF16 results and F64 to F32 come from the {@link Kernels} in
  *       bulk, straight from Spark's array memory; integers go to integer dtypes exactly
  *       (range-checked, never wrapped); doubles and longs narrow to 16-bit floats with one rounding
- *       (round-to-odd to float, see {@link Narrowing}, then the kernel's rounding);
+ *       (the kernels' {@link Narrowing} rules);
  *   <li>tensor bytes of one float dtype to another ({@link #convertFloats}): kernels where one
  *       exists, else widen exactly and round once.
  * </ul>
@@ -35,8 +36,12 @@ public final class TensorEncoding {
 
     private TensorEncoding() {}
 
-    public static boolean isFloat(Dtype d) {
-        return d == Dtype.F16 || d == Dtype.BF16 || d == Dtype.F32 || d == Dtype.F64;
+    /**
+     * Whether {@link #convertFloats} converts from or to {@code d}: the floats of 16 bits and more
+     * (F16, BF16, F32, F64).
+     */
+    public static boolean isConvertibleFloat(Dtype d) {
+        return d.isFloatingPoint() && d.bits() >= 16;
     }
 
     // ------------------------------------------------------------------ numeric arrays
@@ -111,17 +116,11 @@ public final class TensorEncoding {
             case F16, BF16 -> {
                 Conversion c = Conversion.of(Dtype.F32, target, truncate).orElseThrow();
                 for (long i = 0; i < n; i++) {
-                    dst.set(I16, i * 2, narrow16(c, src.get(F64, i * 8), truncate));
+                    dst.set(I16, i * 2, Narrowing.toHalfBits(c, src.get(F64, i * 8)));
                 }
             }
             default -> throw new IllegalStateException("doubles to " + target);
         }
-    }
-
-    /** A double to F16/BF16 rounded once: to float by round-to-odd (or toward zero), then the kernel's rounding. */
-    private static short narrow16(Conversion c, double d, boolean truncate) {
-        float f = truncate ? Narrowing.towardZero(d) : Narrowing.roundToOdd(d);
-        return (short) Kernels.convertBits(c, Float.floatToRawIntBits(f));
     }
 
     /** Integers go to integer dtypes exactly (range-checked, never wrapped), to float dtypes rounded once. */
@@ -150,7 +149,7 @@ public final class TensorEncoding {
                 case U64 -> dst.set(I64, at, range(v, 0, Long.MAX_VALUE, target));
                 case F64 -> dst.set(F64, at, (double) v);
                 case F32 -> dst.set(F32, at, truncate ? Narrowing.towardZero(Narrowing.roundToOdd(v)) : (float) v);
-                case F16, BF16 -> dst.set(I16, at, narrow16(c, Narrowing.roundToOdd(v), truncate));
+                case F16, BF16 -> dst.set(I16, at, Narrowing.toHalfBits(c, Narrowing.roundToOdd(v)));
                 default -> throw new IllegalStateException("integers to " + target);
             }
         }

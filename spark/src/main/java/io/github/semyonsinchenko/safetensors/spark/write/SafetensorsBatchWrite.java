@@ -109,12 +109,12 @@ final class SafetensorsBatchWrite implements BatchWrite {
                 ColumnSchema first = schema.putIfAbsent(c.name(), s);
                 if (first == null) {
                     schemaSource.put(c.name(), m.partitionId());
-                } else if (options.mode == WriteOptions.Mode.KV && first.dtype().equals(s.dtype())) {
-                    schema.put(c.name(), first.mergeKv(s)); // kv rows may differ in shape
-                } else if (!first.sameAs(s)) {
+                } else if (first.dtype().equals(s.dtype())) {
+                    schema.put(c.name(), first.mergeKv(s)); // rows may differ in shape (batch: batched apart)
+                } else {
                     throw new IOException("column '" + c.name() + "' is " + first + " in partition "
                             + schemaSource.get(c.name()) + " but " + s + " in partition " + m.partitionId()
-                            + "; every row of a column must have the same dtype and shape");
+                            + "; every row of a column must have the same dtype");
                 }
             }
         }

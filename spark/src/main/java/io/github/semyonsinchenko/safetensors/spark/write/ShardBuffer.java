@@ -39,16 +39,26 @@ final class ShardBuffer implements AutoCloseable {
     private static final ConcurrentLinkedDeque<Chunk> POOL = new ConcurrentLinkedDeque<>();
     private static final AtomicLong POOLED_BYTES = new AtomicLong();
 
+    private final long chunkBytes;
     private final List<Chunk> chunks = new ArrayList<>();
     private int current;
     private long position;
     private boolean closed;
 
+    ShardBuffer() {
+        this(CHUNK_BYTES);
+    }
+
+    /** A buffer taking memory in chunks of at least {@code chunkBytes} (larger for larger slices). */
+    ShardBuffer(long chunkBytes) {
+        this.chunkBytes = chunkBytes;
+    }
+
     /** A slice of {@code bytes} contiguous bytes, valid until {@link #reset()}. Contents are undefined. */
     MemorySegment allocate(long bytes) {
         while (true) {
             if (current == chunks.size()) {
-                chunks.add(take(Math.max(CHUNK_BYTES, bytes)));
+                chunks.add(take(Math.max(chunkBytes, bytes)));
             }
             MemorySegment chunk = chunks.get(current).segment();
             long aligned = (position + 7) & ~7L;
@@ -70,14 +80,6 @@ final class ShardBuffer implements AutoCloseable {
     void reset() {
         current = 0;
         position = 0;
-    }
-
-    long reservedBytes() {
-        long total = 0;
-        for (Chunk c : chunks) {
-            total += c.size();
-        }
-        return total;
     }
 
     /** Hands the chunks to the pool (or frees them when it is full). Idempotent. */

@@ -15,10 +15,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -41,10 +41,18 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * shard is streamed to this attempt's own staging directory and a new one starts. Nothing here is
  * visible to readers: the driver moves the files of committed attempts into place. {@link #abort}
  * deletes the attempt directory.
+ *
+ * <p>Batch mode stacks rows into one tensor per column, so the rows of a batch must share their
+ * shapes. Rows whose shapes differ go to separate {@link ShapeStream}s, one per combination of
+ * per-column shapes, each with its own batches and shard files (format/dataset.md, "Modes"); at
+ * most {@value #MAX_OPEN_SHAPES} are open at once, and a row of one more shape first closes the
+ * least recently used stream, its open batch becoming a tail.
  */
 final class ShardDataWriter implements DataWriter<InternalRow> {
-    /** Rough JSON bytes per tensor entry, besides the name and the shape digits. */
-    private static final long HEADER_BYTES_PER_TENSOR = 64;
+    /** Batch mode: shape streams a task keeps open at once (each holds an open batch in memory). */
+    static final int MAX_OPEN_SHAPES = 8;
+    /** Memory chunks of the shape streams after the first: their batches are usually few. */
+    private static final long SECONDARY_CHUNK_BYTES = 4L << 20;
 
     private final WriteOptions options;
     private final boolean collectIndex;
@@ -54,30 +62,79 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
     private final Path attemptDir;
     private final java.nio.file.Path localDir; // non-null when the output is on the local file system
     private final TensorEncoder[] encoders;
-    private final ShardBuffer buffer = new ShardBuffer();
 
-    // The shard being built.
     private record Pending(String name, Dtype dtype, long[] shape, MemorySegment data, String key, String column) {}
 
-    private final List<Pending> pending = new ArrayList<>();
-    private long pendingBytes;
-    private long shardSamples;
-    private int batchInShard;
+    /** A shard being built: its tensors, in memory until it is streamed to its file. */
+    private static final class OpenShard implements AutoCloseable {
+        final ShardBuffer buffer;
+        final List<Pending> pending = new ArrayList<>();
+        long pendingBytes;
+        long samples;
+        int batches; // batch mode: batches in this shard
+
+        OpenShard(ShardBuffer buffer) {
+            this.buffer = buffer;
+        }
+
+        boolean hasTensors() {
+            return pending.stream().anyMatch(p -> p != null);
+        }
+
+        void reset() {
+            pending.clear();
+            buffer.reset();
+            pendingBytes = 0;
+            samples = 0;
+            batches = 0;
+        }
+
+        @Override
+        public void close() {
+            buffer.close();
+        }
+    }
+
+    /** Batch mode: the rows of one combination of per-column shapes, their open batch and their shard. */
+    private static final class ShapeStream {
+        final OpenShard shard;
+        final ColumnSchema[] schema; // per column: dtype and per-sample shape
+        final long[] sampleBytes;
+        final MemorySegment[] slices; // the open batch, one slice per column
+        int rows;                     // rows in the open batch
+
+        ShapeStream(OpenShard shard, ColumnSchema[] schema, long[] sampleBytes) {
+            this.shard = shard;
+            this.schema = schema;
+            this.sampleBytes = sampleBytes;
+            this.slices = new MemorySegment[schema.length];
+        }
+
+        boolean matches(TensorEncoder[] encoders) {
+            for (int c = 0; c < schema.length; c++) {
+                if (!Arrays.equals(schema[c].shape(), encoders[c].shape)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    private final OpenShard kv; // kv mode's shard being built (null in batch mode)
     private final Map<String, int[]> shardKeys = new HashMap<>(); // kv lastWin: key -> its pending indexes
+    // Batch mode: the open shape streams, least recently used first; the last one used.
+    private final LinkedHashMap<String, ShapeStream> streams = new LinkedHashMap<>(16, 0.75f, true);
+    private ShapeStream current;
 
     // What this attempt has produced.
     private final List<Shard> shards = new ArrayList<>();
     private final List<IndexEntry> index = new ArrayList<>();
     private final Set<String> taskKeys = new HashSet<>(); // kv fail: every key this task wrote
-    private final ColumnSchema[] seen;                    // per-sample dtype/shape of each column
+    private final ColumnSchema[] seen;                    // per-sample dtype/shape of each column (null: varies)
     private boolean dirCreated;
     private final UUID writerId = UUID.randomUUID(); // one per task writer, as the shard names require
     private int shardIndex;                          // files this writer has produced
 
-    // Batch mode: the slices of the batch being filled, one per column.
-    private final MemorySegment[] batchSlices;
-    private final long[] sampleBytes;
-    private int rowsInBatch;
     private long rowNumber; // rows seen by this task, for error messages
 
     ShardDataWriter(WriteOptions options, String jobStagingDir, boolean collectIndex, Configuration conf,
@@ -100,8 +157,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
             encoders[i] = new TensorEncoder(options.columns.get(i));
         }
         this.seen = new ColumnSchema[n];
-        this.batchSlices = new MemorySegment[n];
-        this.sampleBytes = new long[n];
+        this.kv = options.mode == WriteOptions.Mode.KV ? new OpenShard(new ShardBuffer()) : null;
     }
 
     @Override
@@ -143,30 +199,30 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
             int[] previous = shardKeys.remove(key);
             if (previous != null) {
                 for (int i : previous) {
-                    Pending p = pending.set(i, null);
-                    pendingBytes -= p.data().byteSize() + headerBytes(p.name(), p.shape());
+                    Pending p = kv.pending.set(i, null);
+                    kv.pendingBytes -= p.data().byteSize() + headerBytes(p.name(), p.shape());
                 }
-                shardSamples--;
+                kv.samples--;
             }
         }
-        if (shardSamples > 0 && pendingBytes + rowBytes > options.targetShardBytes) {
-            flush();
+        if (kv.samples > 0 && kv.pendingBytes + rowBytes > options.targetShardBytes) {
+            flush(kv);
         }
         int[] slots = new int[encoders.length];
         for (int c = 0; c < encoders.length; c++) {
             TensorEncoder e = encoders[c];
             String column = e.spec.name();
             String name = TensorNames.kv(key, column, options.kvSeparator);
-            MemorySegment slice = buffer.allocate(e.byteSize);
+            MemorySegment slice = kv.buffer.allocate(e.byteSize);
             encode(c, slice, where);
-            slots[c] = pending.size();
-            pending.add(new Pending(name, e.dtype, e.shape, slice, key, column));
+            slots[c] = kv.pending.size();
+            kv.pending.add(new Pending(name, e.dtype, e.shape, slice, key, column));
         }
         if (options.duplicates == WriteOptions.Duplicates.LAST_WIN) {
             shardKeys.put(key, slots);
         }
-        pendingBytes += rowBytes;
-        shardSamples++;
+        kv.pendingBytes += rowBytes;
+        kv.samples++;
     }
 
     // ------------------------------------------------------------------ batch mode
@@ -176,79 +232,119 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         for (int c = 0; c < encoders.length; c++) {
             inspect(c, row, where);
         }
-        if (rowsInBatch == 0) {
-            startBatch();
+        ShapeStream s = streamOfRow();
+        if (s.rows == 0) {
+            startBatch(s);
         }
         for (int c = 0; c < encoders.length; c++) {
-            encode(c, batchSlices[c].asSlice(rowsInBatch * sampleBytes[c], sampleBytes[c]), where);
+            encode(c, s.slices[c].asSlice(s.rows * s.sampleBytes[c], s.sampleBytes[c]), where);
         }
-        rowsInBatch++;
-        shardSamples++;
-        if (rowsInBatch == options.batchSize) {
-            finishBatch(options.batchSize);
+        s.rows++;
+        s.shard.samples++;
+        if (s.rows == options.batchSize) {
+            finishBatch(s, options.batchSize);
             if (!options.packBatches) {
-                flush(); // one standalone file per batch
+                flush(s.shard); // one standalone file per batch
             }
         }
     }
 
-    private void startBatch() throws IOException {
-        long batchBytes = batchBytes();
-        if (!pending.isEmpty() && pendingBytes + batchBytes > options.targetShardBytes) {
-            flush();
+    /** The stream of the row just inspected: the last one used when its shapes match (the usual case). */
+    private ShapeStream streamOfRow() throws IOException {
+        if (current != null && current.matches(encoders)) {
+            return current;
         }
-        for (int c = 0; c < encoders.length; c++) {
-            sampleBytes[c] = encoders[c].byteSize;
-            batchSlices[c] = buffer.allocate(sampleBytes[c] * options.batchSize);
+        StringBuilder key = new StringBuilder();
+        for (TensorEncoder e : encoders) {
+            key.append(Arrays.toString(e.shape)).append(';');
         }
-        pendingBytes += batchBytes;
+        ShapeStream s = streams.get(key.toString());
+        if (s == null) {
+            if (streams.size() == MAX_OPEN_SHAPES) {
+                var eldest = streams.entrySet().iterator().next();
+                closeStream(eldest.getValue());
+                streams.remove(eldest.getKey());
+            }
+            ColumnSchema[] schema = new ColumnSchema[encoders.length];
+            long[] sampleBytes = new long[encoders.length];
+            for (int c = 0; c < encoders.length; c++) {
+                schema[c] = new ColumnSchema(encoders[c].dtype.name(), encoders[c].shape);
+                sampleBytes[c] = encoders[c].byteSize;
+            }
+            ShardBuffer buffer = streams.isEmpty() ? new ShardBuffer() : new ShardBuffer(SECONDARY_CHUNK_BYTES);
+            s = new ShapeStream(new OpenShard(buffer), schema, sampleBytes);
+            streams.put(key.toString(), s);
+        }
+        current = s;
+        return s;
     }
 
-    private long batchBytes() {
+    /** Ends a stream: its open batch becomes a tail, its shard is written, its memory released. */
+    private void closeStream(ShapeStream s) throws IOException {
+        finishTail(s);
+        if (s.shard.hasTensors()) {
+            flush(s.shard);
+        }
+        s.shard.close();
+        if (current == s) {
+            current = null;
+        }
+    }
+
+    private void startBatch(ShapeStream s) throws IOException {
+        long batchBytes = batchBytes(s);
+        if (!s.shard.pending.isEmpty() && s.shard.pendingBytes + batchBytes > options.targetShardBytes) {
+            flush(s.shard);
+        }
+        for (int c = 0; c < encoders.length; c++) {
+            s.slices[c] = s.shard.buffer.allocate(s.sampleBytes[c] * options.batchSize);
+        }
+        s.shard.pendingBytes += batchBytes;
+    }
+
+    private long batchBytes(ShapeStream s) {
         long total = 0;
         for (int c = 0; c < encoders.length; c++) {
-            TensorEncoder e = encoders[c];
-            total += e.byteSize * options.batchSize + HEADER_BYTES_PER_TENSOR + e.spec.name().length() + 7
-                    + 21L * (e.shape.length + 1);
+            total += s.sampleBytes[c] * options.batchSize
+                    + Header.maxEntryBytes(batchTensorName(s, encoders[c].spec.name()), s.schema[c].shape().length + 1);
         }
         return total;
     }
 
-    /** Registers the filled batch as one tensor per column, {@code rows} long. */
-    private void finishBatch(int rows) {
+    /** Registers the stream's filled batch as one tensor per column, {@code rows} long. */
+    private void finishBatch(ShapeStream s, int rows) {
         for (int c = 0; c < encoders.length; c++) {
             String column = encoders[c].spec.name();
-            long[] shape = withBatchDim(rows, seen[c].shape());
-            String name = options.packBatches ? TensorNames.packedBatch(column, batchInShard)
-                    : TensorNames.batch(column);
-            pending.add(new Pending(name, Dtype.fromName(seen[c].dtype()), shape,
-                    batchSlices[c].asSlice(0, rows * sampleBytes[c]), column, column));
+            long[] shape = withBatchDim(rows, s.schema[c].shape());
+            String name = batchTensorName(s, column);
+            s.shard.pending.add(new Pending(name, Dtype.fromName(s.schema[c].dtype()), shape,
+                    s.slices[c].asSlice(0, rows * s.sampleBytes[c]), column, column));
         }
-        batchInShard++;
-        rowsInBatch = 0;
+        s.shard.batches++;
+        s.rows = 0;
     }
 
-    private void finishTail() {
-        if (rowsInBatch == 0) {
+    private void finishTail(ShapeStream s) {
+        if (s.rows == 0) {
             return;
         }
         switch (options.tail) {
             case WRITE -> {
                 for (int c = 0; c < encoders.length; c++) {
-                    pendingBytes -= (options.batchSize - rowsInBatch) * sampleBytes[c];
+                    s.shard.pendingBytes -= (options.batchSize - s.rows) * s.sampleBytes[c];
                 }
-                finishBatch(rowsInBatch);
+                finishBatch(s, s.rows);
             }
             case PAD -> {
                 for (int c = 0; c < encoders.length; c++) {
-                    batchSlices[c].asSlice(rowsInBatch * sampleBytes[c]).fill((byte) 0);
+                    s.slices[c].asSlice(s.rows * s.sampleBytes[c]).fill((byte) 0);
                 }
-                finishBatch(options.batchSize); // padding rows are not counted as samples
+                finishBatch(s, options.batchSize); // padding rows are not counted as samples
             }
             case DROP -> {
-                pendingBytes -= batchBytes();
-                shardSamples -= rowsInBatch;
-                rowsInBatch = 0;
+                s.shard.pendingBytes -= batchBytes(s);
+                s.shard.samples -= s.rows;
+                s.rows = 0;
             }
         }
     }
@@ -273,12 +369,13 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         ColumnSchema now = new ColumnSchema(e.dtype.name(), e.shape);
         if (seen[c] == null) {
             seen[c] = now;
-        } else if (options.mode == WriteOptions.Mode.KV && seen[c].dtype().equals(now.dtype())) {
-            seen[c] = seen[c].mergeKv(now); // each row is its own tensor: shapes may vary, dtypes may not
-        } else if (!seen[c].sameAs(now)) {
+        } else if (seen[c].dtype().equals(now.dtype())) {
+            // kv: each row is its own tensor; batch: rows of each shape are batched apart. Shapes may vary.
+            seen[c] = seen[c].mergeKv(now);
+        } else {
             throw WriteErrors.data(e.spec.name(), where, "the tensor is " + now + " but earlier rows of this column "
-                    + "are " + seen[c] + "; every row of a column must have the same dtype and shape (give "
-                    + "'shapes' to reshape, or write differently shaped tensors to separate columns or datasets)");
+                    + "are " + seen[c] + "; every row of a column must have the same dtype (give 'dtype' to convert "
+                    + "floats, or write tensors of other dtypes to separate columns or datasets)");
         }
         return e.byteSize;
     }
@@ -296,11 +393,16 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
     }
 
     private static long headerBytes(String name, long[] shape) {
-        return HEADER_BYTES_PER_TENSOR + name.getBytes(StandardCharsets.UTF_8).length + 21L * shape.length;
+        return Header.maxEntryBytes(name, shape.length);
     }
 
-    /** Streams the pending tensors into a new shard file in the attempt directory. */
-    private void flush() throws IOException {
+    /** The name of the tensor of {@code column} in the stream's current batch. */
+    private String batchTensorName(ShapeStream s, String column) {
+        return options.packBatches ? TensorNames.packedBatch(column, s.shard.batches) : TensorNames.batch(column);
+    }
+
+    /** Streams the shard's tensors into a new file in the attempt directory. */
+    private void flush(OpenShard shard) throws IOException {
         SafetensorsWriter writer = new SafetensorsWriter()
                 .metadata(Manifest.META_CREATED_BY, Manifest.createdBy())
                 .metadata(Manifest.META_WRITE_MODE, options.mode == WriteOptions.Mode.KV ? "kv" : "batch");
@@ -313,7 +415,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
                     .metadata(Manifest.META_PACK_BATCHES, Boolean.toString(options.packBatches));
         }
         Map<String, Pending> byName = new LinkedHashMap<>();
-        for (Pending p : pending) {
+        for (Pending p : shard.pending) {
             if (p != null) {
                 writer.add(p.name(), p.dtype(), p.shape(), p.data());
                 byName.put(p.name(), p);
@@ -345,7 +447,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
                 }
             }
         }
-        shards.add(new Shard(file, shardSamples, header.fileSize()));
+        shards.add(new Shard(file, shard.samples, header.fileSize()));
         if (collectIndex) {
             for (TensorInfo t : header.tensors()) {
                 Pending p = byName.get(t.name());
@@ -353,21 +455,20 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
                         header.dataOffset() + t.begin(), header.dataOffset() + t.end()));
             }
         }
-        pending.clear();
+        shard.reset();
         shardKeys.clear();
-        buffer.reset();
-        pendingBytes = 0;
-        shardSamples = 0;
-        batchInShard = 0;
     }
 
     @Override
     public WriterCommitMessage commit() throws IOException {
-        if (options.mode == WriteOptions.Mode.BATCH) {
-            finishTail();
+        if (kv != null && kv.hasTensors()) {
+            flush(kv);
         }
-        if (pending.stream().anyMatch(p -> p != null)) {
-            flush();
+        for (ShapeStream s : streams.values()) {
+            finishTail(s);
+            if (s.shard.hasTensors()) {
+                flush(s.shard);
+            }
         }
         Map<String, ColumnSchema> schema = new LinkedHashMap<>();
         for (int c = 0; c < encoders.length; c++) {
@@ -382,13 +483,17 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
 
     @Override
     public void abort() throws IOException {
-        pending.clear();
         fs.delete(attemptDir, true);
     }
 
     @Override
     public void close() {
-        buffer.close();
+        if (kv != null) {
+            kv.close();
+        }
+        for (ShapeStream s : streams.values()) {
+            s.shard.close();
+        }
     }
 
     @Override

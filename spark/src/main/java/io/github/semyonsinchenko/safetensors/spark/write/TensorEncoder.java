@@ -74,7 +74,8 @@ final class TensorEncoder {
                     + Arrays.toString(natural) + " needs " + expected);
         }
         Dtype target = spec.dtype() == null ? src : spec.dtype();
-        if (target != src && !(WriteOptions.isFloat(src) && WriteOptions.isFloat(target))) {
+        if (target != src
+                && !(TensorEncoding.isConvertibleFloat(src) && TensorEncoding.isConvertibleFloat(target))) {
             throw new IllegalArgumentException("Tensor Struct dtype is " + src + " but 'dtype' is " + target
                     + "; bytes are converted only between float dtypes (F16, BF16, F32, F64), never relabeled");
         }

@@ -2,34 +2,25 @@ package io.github.semyonsinchenko.safetensors.spark.write;
 
 import static io.github.semyonsinchenko.safetensors.spark.write.WriteErrors.analysis;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
-import io.github.semyonsinchenko.safetensors.format.JsonErrors;
-import io.github.semyonsinchenko.safetensors.spark.tensor.ElementType;
-import io.github.semyonsinchenko.safetensors.spark.tensor.TensorEncoding;
-import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import io.github.semyonsinchenko.safetensors.dataset.AppendRules;
 import io.github.semyonsinchenko.safetensors.dataset.CommitPolicy;
 import io.github.semyonsinchenko.safetensors.dataset.Layout;
-import io.github.semyonsinchenko.safetensors.dataset.OptionNames;
 import io.github.semyonsinchenko.safetensors.dataset.TensorNames;
+import io.github.semyonsinchenko.safetensors.options.OptionException;
+import io.github.semyonsinchenko.safetensors.options.Options;
+import io.github.semyonsinchenko.safetensors.spark.conf.SparkOptions;
 import java.io.Serial;
 import java.io.Serializable;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.SequencedMap;
 import java.util.Set;
 import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.SaveMode;
-import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -68,10 +59,9 @@ final class WriteOptions implements Serializable {
     static final int MIN_SHARD_MB = 50;
     static final int MAX_SHARD_MB = 1000;
 
-    /** Dtypes numeric input can be encoded into. */
-    static final Set<Dtype> TARGET_DTYPES = Set.of(Dtype.F16, Dtype.BF16, Dtype.F32, Dtype.F64, Dtype.I8, Dtype.I16,
+    /** Dtypes numeric input can be encoded into, in the order messages list them. */
+    static final List<Dtype> TARGET_DTYPES = List.of(Dtype.F16, Dtype.BF16, Dtype.F32, Dtype.F64, Dtype.I8, Dtype.I16,
             Dtype.I32, Dtype.I64, Dtype.U8, Dtype.U16, Dtype.U32, Dtype.U64);
-    static final String TARGET_DTYPE_LIST = "F16, BF16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64";
 
     enum Mode { BATCH, KV }
 
@@ -126,258 +116,94 @@ final class WriteOptions implements Serializable {
         return AppendRules.layoutProblem(old, layout(), columns.stream().map(ColumnSpec::name).toList());
     }
 
-    /** Parses and validates everything that can be known before a task runs. */
-    static WriteOptions parse(CaseInsensitiveStringMap options, StructType schema, SaveMode saveMode)
+    /** Spellings of {@link #TAIL_STRATEGY}. */
+    private static final SequencedMap<String, Tail> TAILS = Options.lowerCaseNames(Tail.class);
+    /** Spellings of {@link #DUPLICATES_STRATEGY}. */
+    private static final SequencedMap<String, Duplicates> DUPLICATE_RULES = new LinkedHashMap<>();
+    /** Spellings of {@link #DTYPE}: the dtypes numeric input can be encoded into. */
+    private static final SequencedMap<String, Dtype> DTYPES = new LinkedHashMap<>();
+
+    static {
+        DUPLICATE_RULES.put("fail", Duplicates.FAIL);
+        DUPLICATE_RULES.put("lastWin", Duplicates.LAST_WIN);
+        for (Dtype d : TARGET_DTYPES) {
+            DTYPES.put(d.name(), d);
+        }
+    }
+
+    /**
+     * Parses and validates everything that can be known before a task runs.
+     *
+     * @throws AnalysisException for an unknown option, a bad value or options that do not go together
+     */
+    static WriteOptions parse(CaseInsensitiveStringMap raw, StructType schema, SaveMode saveMode)
             throws AnalysisException {
         try {
-            OptionNames.check(options.keySet(), KNOWN, "safetensors write");
-        } catch (IllegalArgumentException e) {
+            return parse(SparkOptions.of("safetensors write", raw.asCaseSensitiveMap(), KNOWN), schema, saveMode);
+        } catch (OptionException e) {
             throw analysis(e.getMessage());
         }
-        String path = options.get("path");
+    }
+
+    private static WriteOptions parse(Options options, StructType schema, SaveMode saveMode)
+            throws AnalysisException {
+        String path = options.string("path", null);
         if (path == null || path.isBlank()) {
             throw analysis("no output path: use .save(path) or .option(\"path\", ...)");
         }
 
-        // --- mode: exactly one of batch_size / name_col
-        String batchOpt = options.get(BATCH_SIZE);
-        String nameCol = options.get(NAME_COL);
-        if ((batchOpt == null) == (nameCol == null)) {
+        // mode: exactly one of batch_size / name_col
+        if (options.has(BATCH_SIZE) == options.has(NAME_COL)) {
             throw analysis("set exactly one of '" + BATCH_SIZE + "' (batch mode: stack N rows per tensor) or '"
                     + NAME_COL + "' (key-value mode: one tensor per row, named by that column); got "
-                    + (batchOpt == null ? "neither" : "both"));
+                    + (options.has(BATCH_SIZE) ? "both" : "neither"));
         }
-        Mode mode = batchOpt != null ? Mode.BATCH : Mode.KV;
-        int batchSize = 0;
-        if (mode == Mode.BATCH) {
-            batchSize = parseInt(BATCH_SIZE, batchOpt, 1, Integer.MAX_VALUE, "a positive integer");
-        }
-        int nameOrdinal = -1;
+        Mode mode = options.has(BATCH_SIZE) ? Mode.BATCH : Mode.KV;
+        refuseOtherModesOptions(options, mode);
+        int batchSize = options.intValue(BATCH_SIZE, 0, 1, Integer.MAX_VALUE, "rows");
+        String nameCol = options.string(NAME_COL, null);
+        int nameOrdinal = mode == Mode.KV ? keyColumn(schema, nameCol) : -1;
         if (mode == Mode.KV) {
-            nameOrdinal = fieldIndex(schema, nameCol, NAME_COL);
-            DataType t = schema.fields()[nameOrdinal].dataType();
-            if (t != DataTypes.StringType) {
-                throw analysis("'" + NAME_COL + "' column '" + nameCol + "' is " + t.simpleString()
-                        + "; the key column must be a string");
-            }
             nameCol = schema.fields()[nameOrdinal].name();
         }
+        boolean packBatches = options.bool(PACK_BATCHES, false);
+        String kvSeparator = mode == Mode.KV ? options.string(KV_SEPARATOR, TensorNames.DEFAULT_KV_SEPARATOR) : null;
+        Tail tail = options.choice(TAIL_STRATEGY, Tail.WRITE, TAILS);
+        Duplicates duplicates = options.choice(DUPLICATES_STRATEGY, Duplicates.FAIL, DUPLICATE_RULES);
+        boolean generateIndex = options.bool(GENERATE_INDEX, false);
+        int shardMb = options.intValue(TARGET_SHARD_SIZE_MB, DEFAULT_SHARD_MB, MIN_SHARD_MB, MAX_SHARD_MB, "MiB");
+        Dtype dtype = options.choice(DTYPE, null, DTYPES);
 
-        // --- mode-specific options must not be given to the other mode
-        String tailOpt = options.get(TAIL_STRATEGY);
-        String dupOpt = options.get(DUPLICATES_STRATEGY);
-        String packOpt = options.get(PACK_BATCHES);
-        String sepOpt = options.get(KV_SEPARATOR);
-        for (String[] only : new String[][] {{TAIL_STRATEGY, tailOpt}, {PACK_BATCHES, packOpt}}) {
-            if (mode == Mode.KV && only[1] != null) {
-                throw analysis("'" + only[0] + "' applies to batch mode ('" + BATCH_SIZE + "') only, not to '"
+        List<ColumnSpec> specs = ColumnSpecs.resolve(schema, options.string(COLUMNS, null),
+                options.string(SHAPES, null), dtype, mode, nameCol, kvSeparator, packBatches);
+        return new WriteOptions(path, mode, specs, batchSize, tail, packBatches, nameCol, nameOrdinal, duplicates,
+                kvSeparator, generateIndex, shardMb * (1L << 20), saveMode, CommitPolicy.parse(options));
+    }
+
+    /** The key column's ordinal: {@code name_col} must name a string column. */
+    private static int keyColumn(StructType schema, String nameCol) throws AnalysisException {
+        int ordinal = ColumnSpecs.fieldIndex(schema, nameCol, NAME_COL);
+        DataType t = schema.fields()[ordinal].dataType();
+        if (t != DataTypes.StringType) {
+            throw analysis("'" + NAME_COL + "' column '" + nameCol + "' is " + t.simpleString()
+                    + "; the key column must be a string");
+        }
+        return ordinal;
+    }
+
+    /** The options of one mode must not be given to the other. */
+    private static void refuseOtherModesOptions(Options options, Mode mode) throws AnalysisException {
+        for (String batchOnly : new String[] {TAIL_STRATEGY, PACK_BATCHES}) {
+            if (mode == Mode.KV && options.has(batchOnly)) {
+                throw analysis("'" + batchOnly + "' applies to batch mode ('" + BATCH_SIZE + "') only, not to '"
                         + NAME_COL + "'");
             }
         }
-        for (String[] only : new String[][] {{DUPLICATES_STRATEGY, dupOpt}, {KV_SEPARATOR, sepOpt}}) {
-            if (mode == Mode.BATCH && only[1] != null) {
-                throw analysis("'" + only[0] + "' applies to key-value mode ('" + NAME_COL
+        for (String kvOnly : new String[] {DUPLICATES_STRATEGY, KV_SEPARATOR}) {
+            if (mode == Mode.BATCH && options.has(kvOnly)) {
+                throw analysis("'" + kvOnly + "' applies to key-value mode ('" + NAME_COL
                         + "') only, not to '" + BATCH_SIZE + "'");
             }
         }
-        boolean packBatches = switch (packOpt == null ? "false" : packOpt.toLowerCase(Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw analysis("'" + PACK_BATCHES + "' is '" + packOpt + "'; allowed: true, false (default)");
-        };
-        String kvSeparator = mode == Mode.KV ? (sepOpt == null ? TensorNames.DEFAULT_KV_SEPARATOR : sepOpt) : null;
-        Tail tail = switch (tailOpt == null ? "write" : tailOpt.toLowerCase(Locale.ROOT)) {
-            case "write" -> Tail.WRITE;
-            case "drop" -> Tail.DROP;
-            case "pad" -> Tail.PAD;
-            default -> throw analysis("'" + TAIL_STRATEGY + "' is '" + tailOpt + "'; allowed: write (default), drop, pad");
-        };
-        Duplicates duplicates = switch (dupOpt == null ? "fail" : dupOpt.toLowerCase(Locale.ROOT)) {
-            case "fail" -> Duplicates.FAIL;
-            case "lastwin" -> Duplicates.LAST_WIN;
-            default -> throw analysis("'" + DUPLICATES_STRATEGY + "' is '" + dupOpt
-                    + "'; allowed: fail (default), lastWin");
-        };
-
-        String indexOpt = options.get(GENERATE_INDEX);
-        boolean generateIndex = switch (indexOpt == null ? "false" : indexOpt.toLowerCase(Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw analysis("'" + GENERATE_INDEX + "' is '" + indexOpt + "'; allowed: true, false (default)");
-        };
-
-        String shardOpt = options.get(TARGET_SHARD_SIZE_MB);
-        int shardMb = shardOpt == null ? DEFAULT_SHARD_MB
-                : parseInt(TARGET_SHARD_SIZE_MB, shardOpt, MIN_SHARD_MB, MAX_SHARD_MB,
-                        "an integer from " + MIN_SHARD_MB + " to " + MAX_SHARD_MB + " (MiB)");
-
-        // --- target dtype
-        String dtypeOpt = options.get(DTYPE);
-        Dtype dtype = null;
-        if (dtypeOpt != null) {
-            dtype = Dtype.fromName(dtypeOpt.trim().toUpperCase(Locale.ROOT));
-            if (dtype == null || !TARGET_DTYPES.contains(dtype)) {
-                throw analysis("'" + DTYPE + "' is '" + dtypeOpt + "'; allowed: " + TARGET_DTYPE_LIST);
-            }
-        }
-
-        // --- columns
-        List<String> names = new ArrayList<>();
-        String colOpt = options.get(COLUMNS);
-        if (colOpt == null) {
-            for (StructField f : schema.fields()) {
-                if (mode == Mode.BATCH || !f.name().equals(nameCol)) {
-                    names.add(f.name());
-                }
-            }
-        } else {
-            Set<String> seen = new LinkedHashSet<>();
-            for (String part : colOpt.split(",", -1)) {
-                String c = part.trim();
-                if (c.isEmpty()) {
-                    throw analysis("'" + COLUMNS + "' is '" + colOpt + "': empty column name; give a comma-separated "
-                            + "list of columns of " + schema.simpleString());
-                }
-                String resolved = schema.fields()[fieldIndex(schema, c, COLUMNS)].name();
-                if (resolved.equals(nameCol)) {
-                    throw analysis("'" + COLUMNS + "' lists the key column '" + nameCol + "' ('" + NAME_COL
-                            + "'); the key names tensors, it is not serialized");
-                }
-                if (!seen.add(resolved)) {
-                    throw analysis("'" + COLUMNS + "' lists '" + resolved + "' twice");
-                }
-            }
-            names.addAll(seen);
-        }
-        if (names.isEmpty()) {
-            throw analysis("nothing to serialize: the DataFrame has no column besides the key column '" + nameCol + "'");
-        }
-        // The reader splits tensor names back into columns: they must be unambiguous.
-        String ambiguity = mode == Mode.KV ? TensorNames.kvAmbiguity(names, kvSeparator)
-                : packBatches ? TensorNames.packedAmbiguity(names) : null;
-        if (ambiguity != null) {
-            throw analysis(ambiguity);
-        }
-
-        // --- shapes
-        Map<String, long[]> shapes = parseShapes(options.get(SHAPES), names);
-
-        // --- per-column kind and dtype
-        List<ColumnSpec> specs = new ArrayList<>();
-        for (String name : names) {
-            int ordinal = schema.fieldIndex(name);
-            specs.add(columnSpec(schema.fields()[ordinal], ordinal, dtype, shapes.get(name)));
-        }
-
-        CommitPolicy policy;
-        try {
-            policy = CommitPolicy.parse(options.asCaseSensitiveMap());
-        } catch (IllegalArgumentException e) {
-            throw analysis(e.getMessage());
-        }
-        return new WriteOptions(path, mode, specs, batchSize, tail, packBatches, nameCol, nameOrdinal, duplicates,
-                kvSeparator, generateIndex, shardMb * (1L << 20), saveMode, policy);
-    }
-
-    private static ColumnSpec columnSpec(StructField field, int ordinal, Dtype dtype, long[] shape)
-            throws AnalysisException {
-        DataType type = field.dataType();
-        if (TensorStruct.is(type)) {
-            return new ColumnSpec(field.name(), ordinal, ColumnSpec.Kind.TENSOR_STRUCT, null, 0, dtype, shape);
-        }
-        int depth = 0;
-        DataType t = type;
-        while (t instanceof ArrayType a) {
-            depth++;
-            t = a.elementType();
-        }
-        ElementType element = depth > 0 ? ElementType.of(t) : null;
-        if (element == null) {
-            throw analysis("column '" + field.name() + "' is " + type.simpleString() + ", which cannot be written as a "
-                    + "tensor; allowed: the Tensor Struct " + TensorStruct.TYPE.simpleString()
-                    + " or (nested) arrays of float, double, int, long, short, byte"
-                    + " (choose the columns to write with '" + COLUMNS + "')");
-        }
-        Dtype target = dtype == null ? element.natural : dtype;
-        if (element.floating && !isFloat(target)) {
-            throw analysis("column '" + field.name() + "' is " + type.simpleString() + " and '" + DTYPE + "' is "
-                    + target + ": floating-point values are never truncated to integers; use F16, BF16, F32 or F64");
-        }
-        return new ColumnSpec(field.name(), ordinal, ColumnSpec.Kind.NUMERIC_ARRAY, element, depth, target, shape);
-    }
-
-    static boolean isFloat(Dtype d) {
-        return TensorEncoding.isFloat(d);
-    }
-
-    private static Map<String, long[]> parseShapes(String json, List<String> columns) throws AnalysisException {
-        Map<String, long[]> out = new LinkedHashMap<>();
-        if (json == null) {
-            return out;
-        }
-        String allowed = "a JSON object mapping serialized columns to per-sample shapes, e.g. "
-                + "{\"image\": [3, 224, 224], \"label\": []}";
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(json);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw analysis("'" + SHAPES + "' is not valid JSON (" + JsonErrors.describe(e) + "); expected " + allowed);
-        }
-        if (root == null || !root.isObject()) {
-            throw analysis("'" + SHAPES + "' is " + json + "; expected " + allowed);
-        }
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.properties().iterator(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            String col = columns.stream().filter(c -> c.equalsIgnoreCase(e.getKey())).findFirst().orElse(null);
-            if (col == null) {
-                throw analysis("'" + SHAPES + "' names '" + e.getKey() + "', which is not a serialized column; "
-                        + "serialized columns: " + columns);
-            }
-            JsonNode v = e.getValue();
-            if (!v.isArray()) {
-                throw analysis("'" + SHAPES + "' for '" + col + "' is " + v + "; expected a list of non-negative "
-                        + "integers ([] for a scalar)");
-            }
-            long[] shape = new long[v.size()];
-            for (int i = 0; i < shape.length; i++) {
-                JsonNode d = v.get(i);
-                if (!d.canConvertToLong() || !d.isIntegralNumber() || d.asLong() < 0) {
-                    throw analysis("'" + SHAPES + "' for '" + col + "' is " + v + "; dimensions must be "
-                            + "non-negative integers");
-                }
-                shape[i] = d.asLong();
-            }
-            out.put(col, shape);
-        }
-        return out;
-    }
-
-    private static int parseInt(String option, String value, int min, int max, String allowed)
-            throws AnalysisException {
-        try {
-            long v = Long.parseLong(value.trim());
-            if (v >= min && v <= max) {
-                return (int) v;
-            }
-        } catch (NumberFormatException ignored) {
-            // reported below
-        }
-        throw analysis("'" + option + "' is '" + value + "'; allowed: " + allowed);
-    }
-
-    private static int fieldIndex(StructType schema, String name, String option) throws AnalysisException {
-        StructField[] fields = schema.fields();
-        for (int i = 0; i < fields.length; i++) {
-            if (fields[i].name().equals(name)) {
-                return i;
-            }
-        }
-        for (int i = 0; i < fields.length; i++) {
-            if (fields[i].name().equalsIgnoreCase(name)) {
-                return i;
-            }
-        }
-        throw analysis("'" + option + "' names column '" + name + "', which does not exist; columns: "
-                + List.of(schema.fieldNames()));
     }
 }

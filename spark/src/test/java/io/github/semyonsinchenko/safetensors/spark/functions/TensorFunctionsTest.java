@@ -113,13 +113,18 @@ class TensorFunctionsTest {
                 + " st_to_array(arr_to_st(array(1.5f, -0.5f), array(2), 'F64')) c,"
                 + " st_to_array(arr_to_st(array(-3, 200), array(2), 'I16')) d,"
                 + " st_to_array(arr_to_st(array(cast(4294967295 as bigint)), array(1), 'U32')) e,"
-                + " st_to_array(arr_to_st(array(7.25f), array(), 'F32')) f");
+                + " st_to_array(arr_to_st(array(7.25f), array(), 'F32')) f,"
+                // F8_E4M3 0x38 is 1.0, 0xC4 is -3.0; F8_E5M2 0x3E is 1.5
+                + " st_to_array(named_struct('data', X'38C4', 'shape', array(2), 'dtype', 'F8_E4M3')) g,"
+                + " st_to_array(named_struct('data', X'3E', 'shape', array(1), 'dtype', 'F8_E5M2')) h");
         assertEquals(List.of(1.5f, -0.5f), r.getList(0));
         assertEquals(List.of(1.5f, -0.5f), r.getList(1));
         assertEquals(List.of(1.5f, -0.5f), r.getList(2));
         assertEquals(List.of(-3f, 200f), r.getList(3));
         assertEquals(List.of(4294967296f), r.getList(4));
         assertEquals(List.of(7.25f), r.getList(5));
+        assertEquals(List.of(1.0f, -3.0f), r.getList(6));
+        assertEquals(List.of(1.5f), r.getList(7));
     }
 
     @Test
@@ -179,7 +184,7 @@ class TensorFunctionsTest {
         assertFalse(expressions.stream().anyMatch(e -> e instanceof CodegenFallback), plan.treeString());
         assertFalse(expressions.stream().anyMatch(e -> e instanceof TensorExpression), "replaced by the optimizer");
         assertEquals(3, expressions.stream().filter(e -> e instanceof StaticInvoke s
-                && s.staticObject() == TensorCodec.class).count(), plan.treeString());
+                && s.staticObject() == TensorFunctionEval.class).count(), plan.treeString());
         assertEquals(8, df.collectAsList().size());
     }
 
@@ -255,8 +260,8 @@ class TensorFunctionsTest {
         assertRowError("select arr_to_st(array(1f), array(-1), 'F32')", "arr_to_st: shape [-1] has a null or negative dimension");
         assertRowError("select st_to_array(named_struct('data', X'01', 'shape', array(1), 'dtype', 'BOOL'))",
                 "st_to_array: dtype BOOL cannot be read as floats");
-        assertRowError("select st_to_array(named_struct('data', X'01', 'shape', array(1), 'dtype', 'F8_E4M3'))",
-                "st_to_array: dtype F8_E4M3 cannot be read as floats");
+        assertRowError("select st_to_array(named_struct('data', X'01', 'shape', array(2), 'dtype', 'F4'))",
+                "st_to_array: dtype F4 cannot be read as floats");
         assertRowError("select st_to_array(named_struct('data', X'0102', 'shape', array(2), 'dtype', 'F16'))",
                 "st_to_array: Tensor Struct data has 2 bytes but F16 [2] needs 4");
         assertRowError("select st_convert(named_struct('data', X'01', 'shape', array(1), 'dtype', 'I8'), 'F32')",

@@ -8,6 +8,7 @@ import io.github.semyonsinchenko.safetensors.dataset.CommitPolicy;
 import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
 import io.github.semyonsinchenko.safetensors.dataset.Manifest;
 import io.github.semyonsinchenko.safetensors.dataset.Vacuum;
+import io.github.semyonsinchenko.safetensors.options.Options;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

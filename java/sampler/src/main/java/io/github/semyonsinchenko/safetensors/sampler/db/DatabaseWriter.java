@@ -8,15 +8,24 @@ import java.util.List;
 
 /**
  * Writes the files of a database directory in the exact layout {@link Database} reads (and
- * headwater reads): for preprocessors and the synthetic generator. Each method writes one new file
- * (it must not exist) and checks its size against {@link DatabaseLayout}; null cells get 0 in their
- * value slots. Creating the directory, writing every file, and publishing the directory (e.g. a
- * rename) is the caller's job.
+ * headwater reads), through {@link SectionWriter}: whole files from values in memory (the
+ * synthetic generator), or, with the {@code open} methods, a file whose header this class writes
+ * and whose sections the caller appends (a parallel preprocessor concatenating its tasks' pieces).
+ * Each file is new (it must not exist) and its size is checked against {@link DatabaseLayout};
+ * null cells get 0 in their value slots. Creating the directory, writing every file, and
+ * publishing the directory (e.g. a rename) is the caller's job.
  */
 public final class DatabaseWriter {
     private DatabaseWriter() {}
 
-    /** {@code metadata.json}, validated first, in the reference's layout. */
+    /**
+     * Writes {@code metadata.json}, validated first, in the reference's layout.
+     *
+     * @param dir the database directory
+     * @param metadata what to write
+     * @throws IOException if the file exists or cannot be written
+     * @throws SamplerDatabaseException if {@code metadata} is not self-consistent
+     */
     public static void writeMetadata(Path dir, DatabaseMetadata metadata) throws IOException {
         Path file = dir.resolve(DatabaseLayout.METADATA_FILE);
         metadata.validate(file);
@@ -26,8 +35,35 @@ public final class DatabaseWriter {
     }
 
     /**
-     * {@code graph.bin} from the outgoing CSR ({@code outPtr[N + 1]}, {@code outIdx[E]}); the
-     * incoming CSR is its transpose, each list in ascending source order.
+     * Opens {@code graph.bin} and writes its header; the caller appends the outgoing row pointers
+     * and neighbours, then the incoming ones, as u32s, and calls {@link SectionWriter#finish},
+     * which checks the size.
+     *
+     * @param dir the database directory
+     * @param nodes the rows of the database
+     * @param edges the foreign-key edges
+     * @return the writer, after the header
+     * @throws IOException if the file exists or cannot be written
+     */
+    public static SectionWriter openGraph(Path dir, long nodes, long edges) throws IOException {
+        SectionWriter w = SectionWriter.create(dir.resolve(DatabaseLayout.GRAPH_FILE),
+                DatabaseLayout.graphFileSize(nodes, edges));
+        for (int i = 0; i < 2; i++) {
+            w.u32((int) nodes);
+            w.u32((int) edges);
+        }
+        return w;
+    }
+
+    /**
+     * Writes {@code graph.bin} from the outgoing CSR; the incoming CSR is its transpose, each list
+     * in ascending source order.
+     *
+     * @param dir the database directory
+     * @param outPtr the outgoing row pointers, {@code N + 1} of them from 0 to {@code E}
+     * @param outIdx the outgoing neighbours, {@code E} rows
+     * @throws IOException if the file exists or cannot be written
+     * @throws IllegalArgumentException if the arrays are not a CSR of rows {@code [0, N)}
      */
     public static void writeGraph(Path dir, int[] outPtr, int[] outIdx) throws IOException {
         int n = outPtr.length - 1;
@@ -57,46 +93,100 @@ public final class DatabaseWriter {
                 inIdx[fill[outIdx[k]]++] = r;
             }
         }
-        Path file = dir.resolve(DatabaseLayout.GRAPH_FILE);
-        try (LittleEndianFile f = new LittleEndianFile(file)) {
-            f.u32(n);
-            f.u32(e);
-            f.u32(n);
-            f.u32(e);
+        try (SectionWriter w = openGraph(dir, n, e)) {
             for (int[] array : new int[][] {outPtr, outIdx, inPtr, inIdx}) {
-                for (int v : array) {
-                    f.u32(v);
-                }
+                w.u32s(array, 0, array.length);
             }
-            checkSize(file, f, DatabaseLayout.graphFileSize(n, e));
-        }
-    }
-
-    /** {@code tables/<name>.bin}: one {@link ColumnValues} per column of {@code col_range}, Ignored included. */
-    public static void writeTable(Path dir, String name, int rows, List<ColumnValues> columns) throws IOException {
-        Path file = DatabaseLayout.tableFile(dir, name);
-        Files.createDirectories(file.getParent());
-        try (LittleEndianFile f = new LittleEndianFile(file)) {
-            f.u32(rows);
-            f.u32(columns.size());
-            long expected = DatabaseLayout.TABLE_HEADER_BYTES;
-            for (int c = 0; c < columns.size(); c++) {
-                ColumnValues v = columns.get(c);
-                if (v.rows() != rows) {
-                    throw new IllegalArgumentException(file + ": column " + c + " has " + v.rows() + " rows, the table "
-                            + rows);
-                }
-                writeValues(f, v, rows);
-                expected += DatabaseLayout.columnSectionBytes(v.stype(), rows);
-            }
-            checkSize(file, f, expected);
+            w.sync();
+            w.finish();
         }
     }
 
     /**
-     * {@code tasks/<name>.bin}: seeds' anchor rows, observation times ({@link
-     * DatabaseLayout#NO_OBSERVATION_TIME} for none) and targets (Numerical z-scores with the task's
-     * own stats, Timestamp features, Boolean, or Categorical indices).
+     * Opens {@code tables/<name>.bin} (creating {@code tables/}) and writes its header; the caller
+     * appends each column's {@link DatabaseLayout#columnSections} in order, ending each with
+     * {@link SectionWriter#endSection}, and calls {@link SectionWriter#finish}, which checks the size.
+     *
+     * @param dir the database directory
+     * @param name the table's name
+     * @param rows the table's rows
+     * @param stypes its columns' semantic types, in {@code col_range} order, Ignored included
+     * @return the writer, after the header
+     * @throws IOException if the file exists or cannot be written
+     */
+    public static SectionWriter openTable(Path dir, String name, long rows, List<SemanticType> stypes)
+            throws IOException {
+        Path file = DatabaseLayout.tableFile(dir, name);
+        Files.createDirectories(file.getParent());
+        SectionWriter w = SectionWriter.create(file, DatabaseLayout.tableFileSize(stypes, rows));
+        w.u32((int) rows);
+        w.u32(stypes.size());
+        return w;
+    }
+
+    /**
+     * Writes {@code tables/<name>.bin}.
+     *
+     * @param dir the database directory
+     * @param name the table's name
+     * @param rows the table's rows
+     * @param columns one {@link ColumnValues} per column of {@code col_range}, Ignored included
+     * @throws IOException if the file exists or cannot be written
+     * @throws IllegalArgumentException if a column does not have {@code rows} rows
+     */
+    public static void writeTable(Path dir, String name, int rows, List<ColumnValues> columns) throws IOException {
+        for (int c = 0; c < columns.size(); c++) {
+            if (columns.get(c).rows() != rows) {
+                throw new IllegalArgumentException(DatabaseLayout.tableFile(dir, name) + ": column " + c + " has "
+                        + columns.get(c).rows() + " rows, the table " + rows);
+            }
+        }
+        try (SectionWriter w = openTable(dir, name, rows, columns.stream().map(ColumnValues::stype).toList())) {
+            for (ColumnValues v : columns) {
+                writeValues(w, v, rows);
+            }
+            w.sync();
+            w.finish();
+        }
+    }
+
+    /**
+     * Opens {@code tasks/<name>.bin} (creating {@code tasks/}) and writes its header; the caller
+     * appends the {@link DatabaseLayout#taskSections} in order, ending each with
+     * {@link SectionWriter#endSection}, and calls {@link SectionWriter#finish}, which checks the size.
+     *
+     * @param dir the database directory
+     * @param name the task's name
+     * @param seeds the task's seeds
+     * @param target the target's semantic type
+     * @return the writer, after the header
+     * @throws IOException if the file exists or cannot be written
+     * @throws IllegalArgumentException if {@code target} cannot be a task target
+     */
+    public static SectionWriter openTask(Path dir, String name, long seeds, SemanticType target)
+            throws IOException {
+        if (!target.isTaskTarget()) {
+            throw new IllegalArgumentException("a task target cannot be " + target);
+        }
+        Path file = DatabaseLayout.taskFile(dir, name);
+        Files.createDirectories(file.getParent());
+        SectionWriter w = SectionWriter.create(file, DatabaseLayout.taskFileSize(target, seeds));
+        w.u32((int) seeds);
+        w.u32(0);
+        return w;
+    }
+
+    /**
+     * Writes {@code tasks/<name>.bin}.
+     *
+     * @param dir the database directory
+     * @param name the task's name
+     * @param anchorRows each seed's anchor row
+     * @param observationTimes each seed's observation time, {@link DatabaseLayout#NO_OBSERVATION_TIME} for none
+     * @param target the targets: Numerical z-scores with the task's own stats, Timestamp features,
+     *     Boolean, or Categorical indices
+     * @throws IOException if the file exists or cannot be written
+     * @throws IllegalArgumentException if the arrays differ in length or the target's stype cannot be a task's
      */
     public static void writeTask(Path dir, String name, int[] anchorRows, long[] observationTimes,
             ColumnValues target) throws IOException {
@@ -104,94 +194,116 @@ public final class DatabaseWriter {
         if (observationTimes.length != n || target.rows() != n) {
             throw new IllegalArgumentException("a task needs one anchor row, observation time and target per seed");
         }
-        if (!target.stype().isTaskTarget()) {
-            throw new IllegalArgumentException("a task target cannot be " + target.stype());
-        }
-        Path file = DatabaseLayout.taskFile(dir, name);
-        Files.createDirectories(file.getParent());
-        try (LittleEndianFile f = new LittleEndianFile(file)) {
-            f.u32(n);
-            f.u32(0);
-            for (int a : anchorRows) {
-                f.u32(a);
-            }
-            f.pad8();
+        try (SectionWriter w = openTask(dir, name, n, target.stype())) {
+            w.u32s(anchorRows, 0, n);
+            w.endSection();
             for (long t : observationTimes) {
-                f.i64(t);
+                w.i64(t);
             }
-            writeValues(f, target, n);
-            checkSize(file, f, DatabaseLayout.taskFileSize(target.stype(), n));
+            w.endSection();
+            writeValues(w, target, n);
+            w.sync();
+            w.finish();
         }
     }
 
-    /** Supplies embedding rows: fills {@code row} (256 floats) for row {@code index}. */
+    /** Supplies embedding rows. */
     @FunctionalInterface
     public interface EmbeddingSource {
+        /**
+         * Fills one row.
+         *
+         * @param index the row's index
+         * @param row the row's {@value DatabaseLayout#EMBEDDING_DIM} values, to fill
+         */
         void row(long index, float[] row);
     }
 
     /**
-     * An embedding file ({@code column_embeddings.bin}, {@code categorical_embeddings.bin} or
-     * {@code text_embeddings.bin}): {@code rows} rows of 256 values, each rounded to f16 (nearest
-     * even). A null source writes zero vectors (as {@code --skip-embeddings} does).
+     * Opens an embedding file ({@code column_embeddings.bin}, {@code categorical_embeddings.bin}
+     * or {@code text_embeddings.bin}); the caller appends its rows of
+     * {@value DatabaseLayout#EMBEDDING_DIM} f16 values and calls {@link SectionWriter#finish},
+     * which checks the size.
+     *
+     * @param file the file
+     * @param rows its rows
+     * @return the writer
+     * @throws IOException if the file exists or cannot be written
+     */
+    public static SectionWriter openEmbeddings(Path file, long rows) throws IOException {
+        return SectionWriter.create(file, rows * DatabaseLayout.EMBEDDING_ROW_BYTES);
+    }
+
+    /**
+     * Writes an embedding file ({@code column_embeddings.bin}, {@code categorical_embeddings.bin}
+     * or {@code text_embeddings.bin}), each value rounded to f16 (nearest even).
+     *
+     * @param file the file
+     * @param rows its rows
+     * @param source the rows' values, or null for zero vectors (as {@code --skip-embeddings} writes)
+     * @throws IOException if the file exists or cannot be written
      */
     public static void writeEmbeddings(Path file, long rows, EmbeddingSource source) throws IOException {
-        try (LittleEndianFile f = new LittleEndianFile(file)) {
+        try (SectionWriter w = openEmbeddings(file, rows)) {
             float[] row = new float[DatabaseLayout.EMBEDDING_DIM];
+            short[] halves = new short[DatabaseLayout.EMBEDDING_DIM];
             for (long r = 0; r < rows; r++) {
                 if (source != null) {
                     source.row(r, row);
+                    for (int i = 0; i < row.length; i++) {
+                        halves[i] = Float.floatToFloat16(row[i]);
+                    }
                 }
-                for (float x : row) {
-                    f.u16(source == null ? 0 : Float.floatToFloat16(x));
-                }
+                w.u16s(halves, 0, halves.length);
             }
-            checkSize(file, f, rows * DatabaseLayout.EMBEDDING_ROW_BYTES);
+            w.sync();
+            w.finish();
         }
     }
 
-    private static void writeValues(LittleEndianFile f, ColumnValues v, int rows) throws IOException {
+    /** A column's (or a task target's) sections, as {@link DatabaseLayout#columnSections} lays them out. */
+    private static void writeValues(SectionWriter w, ColumnValues v, int rows) throws IOException {
         switch (v) {
-            case ColumnValues.Identifier id -> f.bitmap(id.present(), rows);
+            case ColumnValues.Identifier id -> {
+                w.bitmap(id.present(), rows);
+                w.endSection();
+            }
             case ColumnValues.Numerical num -> {
-                f.bitmap(num.valid(), rows);
+                w.bitmap(num.valid(), rows);
+                w.endSection();
                 for (int i = 0; i < rows; i++) {
-                    f.f32(num.valid()[i] ? num.values()[i] : 0f);
+                    w.f32(num.valid()[i] ? num.values()[i] : 0f);
                 }
-                f.pad8();
+                w.endSection();
             }
             case ColumnValues.Timestamp ts -> {
-                f.bitmap(ts.valid(), rows);
+                w.bitmap(ts.valid(), rows);
+                w.endSection();
                 int dim = DatabaseLayout.TIMESTAMP_DIM;
                 for (int i = 0; i < rows; i++) {
                     for (int k = 0; k < dim; k++) {
-                        f.f32(ts.valid()[i] ? ts.features()[i * dim + k] : 0f);
+                        w.f32(ts.valid()[i] ? ts.features()[i * dim + k] : 0f);
                     }
                 }
-                f.pad8();
+                w.endSection();
             }
             case ColumnValues.Bool b -> {
-                f.bitmap(b.valid(), rows);
-                boolean[] bits = new boolean[rows];
+                w.bitmap(b.valid(), rows);
+                w.endSection();
                 for (int i = 0; i < rows; i++) {
-                    bits[i] = b.valid()[i] && b.values()[i];
+                    w.bit(b.valid()[i] && b.values()[i]);
                 }
-                f.bitmap(bits, rows);
+                w.endSection();
             }
             case ColumnValues.Indexed idx -> {
-                f.bitmap(idx.valid(), rows);
+                w.bitmap(idx.valid(), rows);
+                w.endSection();
                 for (int i = 0; i < rows; i++) {
-                    f.u32(idx.valid()[i] ? idx.indices()[i] : 0);
+                    w.u32(idx.valid()[i] ? idx.indices()[i] : 0);
                 }
-                f.pad8();
+                w.endSection();
             }
             case ColumnValues.Ignored ignored -> { }
-        }
-    }
-
-    private static void checkSize(Path file, LittleEndianFile f, long expected) {
-        if (f.position() != expected) {
-            throw new IllegalStateException(file + ": wrote " + f.position() + " bytes, the layout needs " + expected);
         }
     }
 }

@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.sampler.db;
 
-import io.github.semyonsinchenko.safetensors.kernels.MappedFiles;
+import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.lang.foreign.MemorySegment;
 
 /** An embedding file: {@code rows} rows of 256 f16 values (little-endian bit patterns), no header. */
@@ -25,7 +25,7 @@ public final class EmbeddingTable {
     /**
      * Copies all rows into {@code dst} (at least {@code rows * 512} bytes), e.g. memory owned by
      * another runtime: a page the file lost to a truncation is the typed
-     * {@link io.github.semyonsinchenko.safetensors.format.MappedFileFaultException} naming the file,
+     * {@link io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException} naming the file,
      * never a crash of this process or the JDK's {@link InternalError}.
      */
     public void copyTo(MemorySegment dst) {

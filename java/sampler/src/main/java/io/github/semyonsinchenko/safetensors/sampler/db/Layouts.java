@@ -1,6 +1,7 @@
 package io.github.semyonsinchenko.safetensors.sampler.db;
 
 import io.github.semyonsinchenko.safetensors.format.LittleEndian;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
@@ -15,4 +16,15 @@ public final class Layouts {
     public static final ValueLayout.OfInt U32 = LittleEndian.I32;
     public static final ValueLayout.OfFloat F32 = LittleEndian.F32;
     public static final ValueLayout.OfLong I64 = LittleEndian.I64;
+
+    /**
+     * The u32 at {@code offset} of {@code s}, as the unsigned value it is.
+     *
+     * @param s the memory
+     * @param offset the byte offset
+     * @return the value, in [0, 2^32)
+     */
+    public static long u32(MemorySegment s, long offset) {
+        return Integer.toUnsignedLong(s.get(U32, offset));
+    }
 }

@@ -14,7 +14,7 @@ public enum SemanticType {
     TEXT("Text"),
     IGNORED("Ignored");
 
-    private static final SemanticType[] BY_CODE = values();
+    private static final SemanticType[] VALUES = values();
 
     private final String jsonName;
 
@@ -36,16 +36,9 @@ public enum SemanticType {
         return this == NUMERICAL || this == TIMESTAMP || this == BOOLEAN || this == CATEGORICAL;
     }
 
-    public static SemanticType ofCode(int code) {
-        if (code < 0 || code >= BY_CODE.length) {
-            throw new IllegalArgumentException("no semantic type has code " + code);
-        }
-        return BY_CODE[code];
-    }
-
     /** The stype called {@code name} in {@code metadata.json} (exact PascalCase), or null. */
     public static SemanticType ofJsonName(String name) {
-        for (SemanticType t : BY_CODE) {
+        for (SemanticType t : VALUES) {
             if (t.jsonName.equals(name)) {
                 return t;
             }

@@ -2,14 +2,17 @@ package io.github.semyonsinchenko.safetensors.sampler.synth;
 
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnMetadata;
 import io.github.semyonsinchenko.safetensors.sampler.db.ColumnStats;
+import io.github.semyonsinchenko.safetensors.sampler.db.ColumnValues;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseLayout;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseMetadata;
-import io.github.semyonsinchenko.safetensors.sampler.db.ColumnValues;
 import io.github.semyonsinchenko.safetensors.sampler.db.DatabaseWriter;
 import io.github.semyonsinchenko.safetensors.sampler.db.SemanticType;
 import io.github.semyonsinchenko.safetensors.sampler.db.TableMetadata;
 import io.github.semyonsinchenko.safetensors.sampler.db.TaskMetadata;
 import io.github.semyonsinchenko.safetensors.sampler.db.ValueEncoding;
+import io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticData.Column;
+import io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticData.Table;
+import io.github.semyonsinchenko.safetensors.sampler.synth.SyntheticData.Task;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,18 +20,16 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
- * Writes a valid headwater database of any size: four tables shaped like a Q&A site (users,
- * posts, comments, votes) with primary keys, foreign keys (including self-references and nullable
- * ones), a temporal column per table, every stype (an Ignored column too), ~5% nulls, and three
- * tasks (Numerical with an observation time, Boolean without, Categorical). About 2.1 FK edges
- * per row: 2 M rows give about 4.3 M edges. Deterministic for a seed. For tests, the demo and
- * benchmarks; the files follow {@link DatabaseLayout} exactly.
+ * Writes the {@link SyntheticData} of a row count and a seed straight into a sampler database,
+ * encoded as headwater's preprocessor would encode its raw values (statistics, z-scores, timestamp
+ * features, vocabulary indices; the text vocabulary is the dataset's text indices), through
+ * {@link DatabaseWriter}. Any size from {@value SyntheticData#MIN_ROWS} rows; 2 M rows give about
+ * 4.3 M edges. For tests, the demo and benchmarks.
  *
  * <p>The directory is written next to its final place and renamed into it, so a failure leaves
  * nothing behind.
@@ -37,25 +38,40 @@ public final class SyntheticDatabase {
     private SyntheticDatabase() {}
 
     /** What goes into the embedding files. */
-    public enum Embeddings { ZERO, RANDOM_UNIT }
+    public enum Embeddings {
+        /** Zero vectors, as headwater's {@code --skip-embeddings} writes. */
+        ZERO,
+        /** Random directions of unit length, drawn after the data from the same generator. */
+        RANDOM_UNIT
+    }
 
-    /** What was written. */
+    /**
+     * What was written.
+     *
+     * @param dir the database directory
+     * @param rows the rows of all tables
+     * @param edges the foreign-key edges
+     * @param columns the columns of all tables
+     * @param tasks the tasks
+     * @param categoricalRows the rows of the categorical embeddings
+     * @param textRows the rows of the text embeddings
+     */
     public record Summary(Path dir, int rows, long edges, int columns, int tasks, long categoricalRows,
             long textRows) {}
 
-    private static final long T0 = 1_262_304_000_000_000L; // 2010-01-01
-    private static final long T1 = 1_704_067_200_000_000L; // 2024-01-01
-    private static final long DAY_US = 86_400_000_000L;
-    private static final double NULL_RATE = 0.05;
-
     /**
-     * Writes a database of about {@code rows} rows (at least 40) into {@code dir}, which must not
-     * exist yet.
+     * Writes the database of {@link SyntheticData#generate SyntheticData.generate(rows, seed)}.
+     *
+     * @param dir the database directory; it must not exist yet
+     * @param rows about how many rows, at least {@value SyntheticData#MIN_ROWS}
+     * @param seed the seed of every value
+     * @param embeddings what the embedding files hold
+     * @return what was written
+     * @throws IOException if {@code dir} exists or a file cannot be written
+     * @throws IllegalArgumentException if {@code rows} is too small
      */
     public static Summary generate(Path dir, int rows, long seed, Embeddings embeddings) throws IOException {
-        if (rows < 40) {
-            throw new IllegalArgumentException("a synthetic database needs at least 40 rows, got " + rows);
-        }
+        SyntheticData data = SyntheticData.generate(rows, seed);
         if (Files.exists(dir)) {
             throw new IOException(dir + ": already exists; the generator writes a new directory");
         }
@@ -66,7 +82,7 @@ public final class SyntheticDatabase {
         try {
             Files.createDirectories(tmp.resolve(DatabaseLayout.TABLES_DIR));
             Files.createDirectories(tmp.resolve(DatabaseLayout.TASKS_DIR));
-            Summary s = new Generator(rows, seed, embeddings).write(tmp);
+            Summary s = new Encoder(data, embeddings).write(tmp);
             Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
             success = true;
             return new Summary(dir, s.rows(), s.edges(), s.columns(), s.tasks(), s.categoricalRows(), s.textRows());
@@ -88,430 +104,200 @@ public final class SyntheticDatabase {
         }
     }
 
-    /** One column's generated values (only the arrays its stype needs). */
-    private static final class Col {
-        final String name;
-        final SemanticType stype;
-        final int fkTable; // table index the FK points to, or -1
-        boolean[] valid;
-        double[] num;
-        long[] ts;
-        boolean[] bool;
-        int[] idx;
-        List<String> categories;
-        int catEmbStart;
-
-        Col(String name, SemanticType stype, int fkTable) {
-            this.name = name;
-            this.stype = stype;
-            this.fkTable = fkTable;
-        }
-    }
-
-    private static final class Table {
-        final String name;
-        final int rows;
-        final List<Col> cols = new ArrayList<>();
-        int rowStart;
-        int colStart;
-        int temporal = -1;
-
-        Table(String name, int rows) {
-            this.name = name;
-            this.rows = rows;
-        }
-
-        Col add(Col c) {
-            cols.add(c);
-            return c;
-        }
-    }
-
-    private static final class Generator {
-        final SplittableRandom rnd;
+    /** One dataset's encoding: the vocabularies' layout, then each file. */
+    private static final class Encoder {
+        final SyntheticData data;
         final Embeddings embeddings;
-        final List<Table> tables = new ArrayList<>();
-        final int textRows;
-        int categoricalRows;
+        final SplittableRandom rnd;
+        /** Per column in table order, its first row of the categorical embeddings (categorical columns). */
+        final List<Integer> catEmbStarts = new ArrayList<>();
+        final int categoricalRows;
+        final double tsMean;
+        final double tsStd;
 
-        Generator(int rows, long seed, Embeddings embeddings) {
-            this.rnd = new SplittableRandom(seed);
+        Encoder(SyntheticData data, Embeddings embeddings) {
+            this.data = data;
             this.embeddings = embeddings;
-            int users = Math.max(4, rows * 8 / 100);
-            int posts = Math.max(8, rows * 22 / 100);
-            int votes = Math.max(8, rows * 30 / 100);
-            int comments = Math.max(8, rows - users - posts - votes);
-            this.textRows = Math.max(16, rows / 20);
-            Table u = new Table("users", users);
-            u.add(pk());
-            u.add(categorical("Country", List.of("AR", "AU", "BR", "CA", "CN", "DE", "ES", "FR", "GB", "IN", "IT",
-                    "JP", "KR", "MX", "NL", "PL", "RU", "SE", "US", "ZA"), users));
-            u.add(timestamp("CreationDate", users));
-            u.temporal = 2;
-            u.add(numerical("Reputation", users, 1000, 800));
-            u.add(bool("IsActive", users));
-            u.add(new Col("DisplayName", SemanticType.IGNORED, -1));
-            u.add(text("AboutMe", users));
-            tables.add(u);
-
-            Table p = new Table("posts", posts);
-            p.add(pk());
-            p.add(fk("OwnerUserId", posts, 0, users, 0.0));
-            p.add(fk("ParentId", posts, 1, posts, 0.5));
-            p.add(numerical("Score", posts, 3, 10));
-            p.add(text("Body", posts));
-            p.add(bool("IsClosed", posts));
-            p.add(categorical("Tag", tags(), posts));
-            p.add(timestamp("CreationDate", posts));
-            p.temporal = 7;
-            tables.add(p);
-
-            Table c = new Table("comments", comments);
-            c.add(pk());
-            c.add(fk("PostId", comments, 1, posts, 0.0));
-            c.add(fk("UserId", comments, 0, users, 0.0));
-            c.add(fk("ReplyToId", comments, 2, comments, 0.5));
-            c.add(numerical("Score", comments, 1, 2));
-            c.add(text("Text", comments));
-            c.add(timestamp("CreationDate", comments));
-            c.temporal = 6;
-            tables.add(c);
-
-            Table v = new Table("votes", votes);
-            v.add(pk());
-            v.add(fk("PostId", votes, 1, posts, 0.0));
-            v.add(fk("UserId", votes, 0, users, 0.0));
-            v.add(fk("CommentId", votes, 2, comments, 0.3));
-            v.add(categorical("VoteType", List.of("Accept", "Bounty", "Close", "Delete", "Down", "Favorite",
-                    "Spam", "Up"), votes));
-            v.add(timestamp("CreationDate", votes));
-            v.temporal = 5;
-            tables.add(v);
-
-            int row = 0;
-            int col = 0;
-            for (Table t : tables) {
-                t.rowStart = row;
-                t.colStart = col;
-                row += t.rows;
-                col += t.cols.size();
+            this.rnd = data.random();
+            int categorical = 0;
+            for (Table t : data.tables()) {
+                for (Column c : t.columns()) {
+                    catEmbStarts.add(categorical);
+                    if (c.stype() == SemanticType.CATEGORICAL) {
+                        categorical += c.categories().size();
+                    }
+                }
             }
-        }
-
-        private static List<String> tags() {
-            List<String> tags = new ArrayList<>();
-            for (int i = 0; i < 30; i++) {
-                tags.add(String.format(Locale.ROOT, "tag%02d", i));
-            }
-            return tags;
-        }
-
-        private boolean[] validity(int n, double nullRate) {
-            boolean[] v = new boolean[n];
-            for (int i = 0; i < n; i++) {
-                v[i] = rnd.nextDouble() >= nullRate;
-            }
-            return v;
-        }
-
-        private Col pk() {
-            return new Col("Id", SemanticType.IDENTIFIER, -1); // all present; filled in write()
-        }
-
-        private Col fk(String name, int n, int target, int targetRows, double extraNulls) {
-            Col c = new Col(name, SemanticType.IDENTIFIER, target);
-            c.valid = validity(n, extraNulls);
-            c.idx = new int[n];
-            for (int i = 0; i < n; i++) {
-                c.idx[i] = rnd.nextInt(targetRows);
-            }
-            return c;
-        }
-
-        private Col numerical(String name, int n, double mean, double spread) {
-            Col c = new Col(name, SemanticType.NUMERICAL, -1);
-            c.valid = validity(n, NULL_RATE);
-            c.num = new double[n];
-            for (int i = 0; i < n; i++) {
-                c.num[i] = Math.rint(mean + spread * rnd.nextDouble() * rnd.nextDouble() * 4 - spread);
-            }
-            return c;
-        }
-
-        private Col timestamp(String name, int n) {
-            Col c = new Col(name, SemanticType.TIMESTAMP, -1);
-            c.valid = validity(n, NULL_RATE);
-            c.ts = new long[n];
-            for (int i = 0; i < n; i++) {
-                c.ts[i] = rnd.nextLong(T0, T1);
-            }
-            return c;
-        }
-
-        private Col bool(String name, int n) {
-            Col c = new Col(name, SemanticType.BOOLEAN, -1);
-            c.valid = validity(n, NULL_RATE);
-            c.bool = new boolean[n];
-            for (int i = 0; i < n; i++) {
-                c.bool[i] = rnd.nextInt(3) == 0;
-            }
-            return c;
-        }
-
-        private Col categorical(String name, List<String> values, int n) {
-            Col c = new Col(name, SemanticType.CATEGORICAL, -1);
-            c.valid = validity(n, NULL_RATE);
-            c.categories = values.stream().sorted().toList();
-            c.idx = new int[n];
-            for (int i = 0; i < n; i++) {
-                c.idx[i] = rnd.nextInt(values.size());
-            }
-            return c;
-        }
-
-        private Col text(String name, int n) {
-            Col c = new Col(name, SemanticType.TEXT, -1);
-            c.valid = validity(n, NULL_RATE);
-            c.idx = new int[n];
-            return c; // indices drawn in write(), once the vocabulary size is known
+            this.categoricalRows = categorical;
+            Moments global = Moments.globalTimestamps(data);
+            this.tsMean = global.mean();
+            this.tsStd = global.std();
         }
 
         Summary write(Path dir) throws IOException {
-            int totalRows = 0;
+            long edges = writeGraph(dir);
             List<ColumnMetadata> columns = new ArrayList<>();
             List<ColumnStats> stats = new ArrayList<>();
-            List<TableMetadata> tableMeta = new ArrayList<>();
-            // Global timestamp statistics over every non-null timestamp cell.
-            double sum = 0;
-            long count = 0;
-            for (Table t : tables) {
-                for (Col c : t.cols) {
-                    if (c.stype == SemanticType.TIMESTAMP) {
-                        for (int i = 0; i < t.rows; i++) {
-                            if (c.valid[i]) {
-                                sum += (double) c.ts[i];
-                                count++;
-                            }
-                        }
-                    }
+            List<TableMetadata> tables = new ArrayList<>();
+            for (Table t : data.tables()) {
+                List<ColumnValues> values = new ArrayList<>();
+                for (int j = 0; j < t.columns().size(); j++) {
+                    Column c = t.columns().get(j);
+                    int fkTarget = c.foreignTable() >= 0 ? data.tables().get(c.foreignTable()).colStart() : -1;
+                    columns.add(new ColumnMetadata(c.name(), c.stype(), fkTarget));
+                    values.add(values(c, t.rows(), t.colStart() + j));
+                    stats.add(stats(c, t.rows(), t.colStart() + j));
                 }
+                DatabaseWriter.writeTable(dir, t.name(), t.rows(), values);
+                tables.add(new TableMetadata(t.name(), t.colStart(), t.colStart() + t.columns().size(), t.rowStart(),
+                        t.rowStart() + t.rows(), t.colStart(), t.colStart() + t.temporal()));
             }
-            double tsMean = count == 0 ? 0.0 : sum / count;
-            double sq = 0;
-            for (Table t : tables) {
-                for (Col c : t.cols) {
-                    if (c.stype == SemanticType.TIMESTAMP) {
-                        for (int i = 0; i < t.rows; i++) {
-                            if (c.valid[i]) {
-                                double d = (double) c.ts[i] - tsMean;
-                                sq += d * d;
-                            }
-                        }
-                    }
-                }
+            List<TaskMetadata> tasks = new ArrayList<>();
+            for (Task task : data.tasks()) {
+                tasks.add(writeTask(dir, task));
             }
-            double tsStd = count < 2 ? 1.0 : Math.sqrt(sq / (count - 1));
+            DatabaseWriter.EmbeddingSource source = embeddings == Embeddings.ZERO ? null : this::randomUnit;
+            DatabaseWriter.writeEmbeddings(dir.resolve(DatabaseLayout.COLUMN_EMBEDDINGS_FILE), columns.size(), source);
+            DatabaseWriter.writeEmbeddings(dir.resolve(DatabaseLayout.CATEGORICAL_EMBEDDINGS_FILE), categoricalRows,
+                    source);
+            DatabaseWriter.writeEmbeddings(dir.resolve(DatabaseLayout.TEXT_EMBEDDINGS_FILE), data.textValues(), source);
+            DatabaseWriter.writeMetadata(dir, new DatabaseMetadata(tables, columns, stats, tasks, tsMean, tsStd));
+            Table last = data.tables().getLast();
+            return new Summary(dir, last.rowStart() + last.rows(), edges, columns.size(), tasks.size(),
+                    categoricalRows, data.textValues());
+        }
 
-            for (Table t : tables) {
-                for (Col c : t.cols) {
-                    if (c.stype == SemanticType.CATEGORICAL) {
-                        c.catEmbStart = categoricalRows;
-                        categoricalRows += c.categories.size();
-                    } else if (c.stype == SemanticType.TEXT) {
-                        for (int i = 0; i < t.rows; i++) {
-                            c.idx[i] = c.valid[i] ? rnd.nextInt(textRows) : 0;
-                        }
-                    }
-                }
-            }
-
-            // Edges, row-major so that each row's outgoing edges are contiguous.
+        /** {@code graph.bin}: each row's foreign keys in column order; returns the edge count. */
+        long writeGraph(Path dir) throws IOException {
+            Table last = data.tables().getLast();
+            int totalRows = last.rowStart() + last.rows();
             long edgeCount = 0;
-            for (Table t : tables) {
-                for (Col c : t.cols) {
-                    if (c.fkTable >= 0) {
-                        for (int i = 0; i < t.rows; i++) {
-                            if (c.valid[i]) {
+            for (Table t : data.tables()) {
+                for (Column c : t.columns()) {
+                    if (c.foreignTable() >= 0) {
+                        for (int i = 0; i < t.rows(); i++) {
+                            if (c.isValid(i)) {
                                 edgeCount++;
                             }
                         }
                     }
                 }
-                totalRows += t.rows;
             }
             int[] outPtr = new int[totalRows + 1];
             int[] outIdx = new int[Math.toIntExact(edgeCount)];
             int k = 0;
-            for (Table t : tables) {
-                for (int i = 0; i < t.rows; i++) {
-                    outPtr[t.rowStart + i] = k;
-                    for (Col c : t.cols) {
-                        if (c.fkTable >= 0 && c.valid[i]) {
-                            outIdx[k++] = tables.get(c.fkTable).rowStart + c.idx[i];
+            for (Table t : data.tables()) {
+                for (int i = 0; i < t.rows(); i++) {
+                    outPtr[t.rowStart() + i] = k;
+                    for (Column c : t.columns()) {
+                        if (c.foreignTable() >= 0 && c.isValid(i)) {
+                            outIdx[k++] = data.tables().get(c.foreignTable()).rowStart() + c.index(i);
                         }
                     }
                 }
             }
             outPtr[totalRows] = k;
             DatabaseWriter.writeGraph(dir, outPtr, outIdx);
+            return edgeCount;
+        }
 
-            // Tables.
-            for (Table t : tables) {
-                List<ColumnValues> values = new ArrayList<>();
-                for (Col c : t.cols) {
-                    int fkTarget = c.fkTable >= 0 ? tables.get(c.fkTable).colStart : -1;
-                    columns.add(new ColumnMetadata(c.name, c.stype, fkTarget));
-                    switch (c.stype) {
-                        case IDENTIFIER -> {
-                            boolean[] present = c.valid != null ? c.valid : allTrue(t.rows);
-                            values.add(new ColumnValues.Identifier(present));
-                            stats.add(new ColumnStats.Identifier(nulls(present, t.rows)));
-                        }
-                        case NUMERICAL -> {
-                            double[] ms = meanStd(c.num, c.valid, t.rows);
-                            float[] z = new float[t.rows];
-                            for (int i = 0; i < t.rows; i++) {
-                                z[i] = c.valid[i] ? ValueEncoding.zScore(c.num[i], ms[0], ms[1]) : 0f;
-                            }
-                            values.add(new ColumnValues.Numerical(c.valid, z));
-                            stats.add(new ColumnStats.Numerical(nulls(c.valid, t.rows), ms[2], ms[3], ms[0], ms[1]));
-                        }
-                        case TIMESTAMP -> {
-                            double[] asDouble = new double[t.rows];
-                            long min = Long.MAX_VALUE;
-                            long max = Long.MIN_VALUE;
-                            float[] features = new float[t.rows * DatabaseLayout.TIMESTAMP_DIM];
-                            for (int i = 0; i < t.rows; i++) {
-                                asDouble[i] = (double) c.ts[i];
-                                if (c.valid[i]) {
-                                    min = Math.min(min, c.ts[i]);
-                                    max = Math.max(max, c.ts[i]);
-                                    ValueEncoding.timestampFeatures(c.ts[i], tsMean, tsStd, features,
-                                            i * DatabaseLayout.TIMESTAMP_DIM);
-                                }
-                            }
-                            double[] ms = meanStd(asDouble, c.valid, t.rows);
-                            values.add(new ColumnValues.Timestamp(c.valid, features));
-                            boolean any = min != Long.MAX_VALUE;
-                            stats.add(new ColumnStats.Timestamp(nulls(c.valid, t.rows), any ? min : 0, any ? max : 0,
-                                    ms[0], ms[1]));
-                        }
-                        case BOOLEAN -> {
-                            long trues = 0;
-                            long falses = 0;
-                            for (int i = 0; i < t.rows; i++) {
-                                if (c.valid[i]) {
-                                    if (c.bool[i]) {
-                                        trues++;
-                                    } else {
-                                        falses++;
-                                    }
-                                }
-                            }
-                            values.add(new ColumnValues.Bool(c.valid, c.bool));
-                            stats.add(new ColumnStats.Boolean(nulls(c.valid, t.rows), trues, falses));
-                        }
-                        case CATEGORICAL -> {
-                            int[] global = new int[t.rows];
-                            for (int i = 0; i < t.rows; i++) {
-                                global[i] = c.catEmbStart + c.idx[i];
-                            }
-                            values.add(new ColumnValues.Indexed(SemanticType.CATEGORICAL, c.valid, global));
-                            stats.add(new ColumnStats.Categorical(nulls(c.valid, t.rows), c.categories, c.catEmbStart));
-                        }
-                        case TEXT -> {
-                            values.add(new ColumnValues.Indexed(SemanticType.TEXT, c.valid, c.idx));
-                            stats.add(new ColumnStats.Text(nulls(c.valid, t.rows)));
-                        }
-                        case IGNORED -> {
-                            values.add(new ColumnValues.Ignored(t.rows));
-                            stats.add(new ColumnStats.Ignored());
+        /** A column's (or a task target's) encoded values; {@code column} is its global index (-1 for a label). */
+        ColumnValues values(Column c, int rows, int column) {
+            boolean[] valid = Moments.validity(c, rows);
+            return switch (c.stype()) {
+                case IDENTIFIER -> new ColumnValues.Identifier(valid);
+                case NUMERICAL -> {
+                    Moments m = Moments.of(c.numbers, valid);
+                    float[] z = new float[rows];
+                    for (int i = 0; i < rows; i++) {
+                        z[i] = valid[i] ? ValueEncoding.zScore(c.number(i), m.mean(), m.std()) : 0f;
+                    }
+                    yield new ColumnValues.Numerical(valid, z);
+                }
+                case TIMESTAMP -> {
+                    float[] features = new float[rows * DatabaseLayout.TIMESTAMP_DIM];
+                    for (int i = 0; i < rows; i++) {
+                        if (valid[i]) {
+                            ValueEncoding.timestampFeatures(c.micros(i), tsMean, tsStd, features,
+                                    i * DatabaseLayout.TIMESTAMP_DIM);
                         }
                     }
+                    yield new ColumnValues.Timestamp(valid, features);
                 }
-                DatabaseWriter.writeTable(dir, t.name, t.rows, values);
-                tableMeta.add(new TableMetadata(t.name, t.colStart, t.colStart + t.cols.size(), t.rowStart,
-                        t.rowStart + t.rows, t.colStart, t.temporal >= 0 ? t.colStart + t.temporal : -1));
-            }
+                case BOOLEAN -> new ColumnValues.Bool(valid, c.booleans);
+                case CATEGORICAL -> {
+                    int[] global = new int[rows];
+                    for (int i = 0; i < rows; i++) {
+                        global[i] = catEmbStarts.get(column) + c.index(i);
+                    }
+                    yield new ColumnValues.Indexed(SemanticType.CATEGORICAL, valid, global);
+                }
+                case TEXT -> new ColumnValues.Indexed(SemanticType.TEXT, valid, c.indices);
+                case IGNORED -> new ColumnValues.Ignored(rows);
+            };
+        }
 
-            // Tasks.
-            List<TaskMetadata> tasks = new ArrayList<>();
-            Table posts = tables.get(1);
-            Col postTime = posts.cols.get(posts.temporal);
-            Col postScore = posts.cols.get(3);
-            {
-                int s = posts.rows;
-                int[] anchors = new int[s];
-                long[] times = new long[s];
-                boolean[] valid = new boolean[s];
-                double[] target = new double[s];
-                for (int i = 0; i < s; i++) {
-                    anchors[i] = posts.rowStart + i;
-                    times[i] = postTime.valid[i] ? postTime.ts[i] : DatabaseLayout.NO_OBSERVATION_TIME;
-                    valid[i] = postScore.valid[i];
-                    target[i] = postScore.num[i] * 0.5 + rnd.nextInt(5);
+        /** A column's (or a task target's) statistics; {@code column} is its global index (-1 for a label). */
+        ColumnStats stats(Column c, int rows, int column) {
+            boolean[] valid = Moments.validity(c, rows);
+            long nulls = Moments.nulls(valid);
+            return switch (c.stype()) {
+                case IDENTIFIER -> new ColumnStats.Identifier(nulls);
+                case NUMERICAL -> {
+                    Moments m = Moments.of(c.numbers, valid);
+                    yield new ColumnStats.Numerical(nulls, m.min(), m.max(), m.mean(), m.std());
                 }
-                double[] ms = meanStd(target, valid, s);
-                float[] z = new float[s];
-                for (int i = 0; i < s; i++) {
-                    z[i] = valid[i] ? ValueEncoding.zScore(target[i], ms[0], ms[1]) : 0f;
-                }
-                DatabaseWriter.writeTask(dir, "post_score_30d", anchors, times, new ColumnValues.Numerical(valid, z));
-                tasks.add(new TaskMetadata("post_score_30d", 1, SemanticType.NUMERICAL, s,
-                        new ColumnStats.Numerical(nulls(valid, s), ms[2], ms[3], ms[0], ms[1])));
-            }
-            Table users = tables.get(0);
-            Col active = users.cols.get(4);
-            {
-                int s = users.rows;
-                int[] anchors = new int[s];
-                long[] times = new long[s];
-                long trues = 0;
-                long falses = 0;
-                for (int i = 0; i < s; i++) {
-                    anchors[i] = users.rowStart + i;
-                    times[i] = DatabaseLayout.NO_OBSERVATION_TIME;
-                    if (active.valid[i]) {
-                        if (active.bool[i]) {
-                            trues++;
-                        } else {
-                            falses++;
+                case TIMESTAMP -> {
+                    double[] asDouble = new double[rows];
+                    long min = Long.MAX_VALUE;
+                    long max = Long.MIN_VALUE;
+                    for (int i = 0; i < rows; i++) {
+                        asDouble[i] = (double) c.micros(i);
+                        if (valid[i]) {
+                            min = Math.min(min, c.micros(i));
+                            max = Math.max(max, c.micros(i));
                         }
                     }
+                    Moments m = Moments.of(asDouble, valid);
+                    boolean any = min != Long.MAX_VALUE;
+                    yield new ColumnStats.Timestamp(nulls, any ? min : 0, any ? max : 0, m.mean(), m.std());
                 }
-                DatabaseWriter.writeTask(dir, "user_is_active", anchors, times,
-                        new ColumnValues.Bool(active.valid, active.bool));
-                tasks.add(new TaskMetadata("user_is_active", 0, SemanticType.BOOLEAN, s,
-                        new ColumnStats.Boolean(nulls(active.valid, s), trues, falses)));
-            }
-            Table votes = tables.get(3);
-            Col voteType = votes.cols.get(4);
-            Col voteTime = votes.cols.get(votes.temporal);
-            {
-                int s = votes.rows;
-                int[] anchors = new int[s];
-                long[] times = new long[s];
-                int[] global = new int[s];
-                for (int i = 0; i < s; i++) {
-                    anchors[i] = votes.rowStart + i;
-                    times[i] = voteTime.valid[i] ? voteTime.ts[i] : DatabaseLayout.NO_OBSERVATION_TIME;
-                    global[i] = voteType.catEmbStart + voteType.idx[i];
+                case BOOLEAN -> {
+                    long trues = 0;
+                    long falses = 0;
+                    for (int i = 0; i < rows; i++) {
+                        if (valid[i]) {
+                            if (c.bool(i)) {
+                                trues++;
+                            } else {
+                                falses++;
+                            }
+                        }
+                    }
+                    yield new ColumnStats.Boolean(nulls, trues, falses);
                 }
-                DatabaseWriter.writeTask(dir, "vote_kind", anchors, times,
-                        new ColumnValues.Indexed(SemanticType.CATEGORICAL, voteType.valid, global));
-                tasks.add(new TaskMetadata("vote_kind", 3, SemanticType.CATEGORICAL, s,
-                        new ColumnStats.Categorical(nulls(voteType.valid, s), voteType.categories,
-                                voteType.catEmbStart)));
+                case CATEGORICAL -> new ColumnStats.Categorical(nulls, c.categories(), catEmbStarts.get(column));
+                case TEXT -> new ColumnStats.Text(nulls);
+                case IGNORED -> new ColumnStats.Ignored();
+            };
+        }
+
+        /** A task's file: every anchor row a seed, its target encoded with the target's own statistics. */
+        TaskMetadata writeTask(Path dir, Task task) throws IOException {
+            Table anchor = data.tables().get(task.anchorTable());
+            int s = anchor.rows();
+            Column time = anchor.columns().get(anchor.temporal());
+            int[] anchors = new int[s];
+            long[] times = new long[s];
+            for (int i = 0; i < s; i++) {
+                anchors[i] = anchor.rowStart() + i;
+                times[i] = task.observed() && time.isValid(i) ? time.micros(i) : DatabaseLayout.NO_OBSERVATION_TIME;
             }
-
-            DatabaseWriter.EmbeddingSource source = embeddings == Embeddings.ZERO ? null : this::randomUnit;
-            DatabaseWriter.writeEmbeddings(dir.resolve(DatabaseLayout.COLUMN_EMBEDDINGS_FILE), columns.size(), source);
-            DatabaseWriter.writeEmbeddings(dir.resolve(DatabaseLayout.CATEGORICAL_EMBEDDINGS_FILE), categoricalRows,
-                    source);
-            DatabaseWriter.writeEmbeddings(dir.resolve(DatabaseLayout.TEXT_EMBEDDINGS_FILE), textRows, source);
-
-            DatabaseWriter.writeMetadata(dir, new DatabaseMetadata(tableMeta, columns, stats, tasks, tsMean, tsStd));
-            return new Summary(dir, totalRows, edgeCount, columns.size(), tasks.size(), categoricalRows, textRows);
+            int j = anchor.columns().indexOf(task.target());
+            int column = j < 0 ? -1 : anchor.colStart() + j; // a label is no column
+            DatabaseWriter.writeTask(dir, task.name(), anchors, times, values(task.target(), s, column));
+            return new TaskMetadata(task.name(), task.anchorTable(), task.target().stype(), s,
+                    stats(task.target(), s, column));
         }
 
         /** A random direction, L2-normalized in f32 (rounded to f16 by the writer). */
@@ -525,47 +311,6 @@ public final class SyntheticDatabase {
             for (int i = 0; i < v.length; i++) {
                 v[i] = norm == 0 ? 0f : v[i] / norm;
             }
-        }
-
-        private static boolean[] allTrue(int n) {
-            boolean[] b = new boolean[n];
-            java.util.Arrays.fill(b, true);
-            return b;
-        }
-
-        private static long nulls(boolean[] valid, int n) {
-            long k = 0;
-            for (int i = 0; i < n; i++) {
-                if (!valid[i]) {
-                    k++;
-                }
-            }
-            return k;
-        }
-
-        /** {mean, sample std (1.0 when n <= 1), min, max} over the valid values (min/max 0 when none). */
-        private static double[] meanStd(double[] v, boolean[] valid, int n) {
-            double sum = 0;
-            long count = 0;
-            double min = Double.POSITIVE_INFINITY;
-            double max = Double.NEGATIVE_INFINITY;
-            for (int i = 0; i < n; i++) {
-                if (valid[i]) {
-                    sum += v[i];
-                    count++;
-                    min = Math.min(min, v[i]);
-                    max = Math.max(max, v[i]);
-                }
-            }
-            double mean = count == 0 ? 0.0 : sum / count;
-            double sq = 0;
-            for (int i = 0; i < n; i++) {
-                if (valid[i]) {
-                    sq += (v[i] - mean) * (v[i] - mean);
-                }
-            }
-            double std = count <= 1 ? 1.0 : Math.sqrt(sq / (count - 1));
-            return new double[] {mean, std, count == 0 ? 0.0 : min, count == 0 ? 0.0 : max};
         }
     }
 }

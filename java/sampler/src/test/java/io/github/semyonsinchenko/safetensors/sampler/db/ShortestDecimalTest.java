@@ -8,20 +8,20 @@ import org.junit.jupiter.api.Test;
 class ShortestDecimalTest {
     @Test
     void layoutsLikeTheReference() {
-        assertEquals("1.0", MetadataJson.shortestDecimal(1.0));
-        assertEquals("0.0", MetadataJson.shortestDecimal(0.0));
-        assertEquals("-0.0", MetadataJson.shortestDecimal(-0.0));
-        assertEquals("1700000000000000.0", MetadataJson.shortestDecimal(1700000000000000.0));
-        assertEquals("1e22", MetadataJson.shortestDecimal(1e22));
-        assertEquals("1e16", MetadataJson.shortestDecimal(1e16));
-        assertEquals("1.5e17", MetadataJson.shortestDecimal(1.5e17));
-        assertEquals("7.4", MetadataJson.shortestDecimal(7.4));
-        assertEquals("-16.68", MetadataJson.shortestDecimal(-16.68));
-        assertEquals("0.001234", MetadataJson.shortestDecimal(0.001234));
-        assertEquals("0.0001", MetadataJson.shortestDecimal(1e-4));
-        assertEquals("0.00001", MetadataJson.shortestDecimal(1e-5));
-        assertEquals("1e-6", MetadataJson.shortestDecimal(1e-6));
-        assertEquals("1.2345e-7", MetadataJson.shortestDecimal(1.2345e-7));
-        assertEquals("0.30000000000000004", MetadataJson.shortestDecimal(0.1 + 0.2));
+        assertEquals("1.0", MetadataJsonWriter.shortestDecimal(1.0));
+        assertEquals("0.0", MetadataJsonWriter.shortestDecimal(0.0));
+        assertEquals("-0.0", MetadataJsonWriter.shortestDecimal(-0.0));
+        assertEquals("1700000000000000.0", MetadataJsonWriter.shortestDecimal(1700000000000000.0));
+        assertEquals("1e22", MetadataJsonWriter.shortestDecimal(1e22));
+        assertEquals("1e16", MetadataJsonWriter.shortestDecimal(1e16));
+        assertEquals("1.5e17", MetadataJsonWriter.shortestDecimal(1.5e17));
+        assertEquals("7.4", MetadataJsonWriter.shortestDecimal(7.4));
+        assertEquals("-16.68", MetadataJsonWriter.shortestDecimal(-16.68));
+        assertEquals("0.001234", MetadataJsonWriter.shortestDecimal(0.001234));
+        assertEquals("0.0001", MetadataJsonWriter.shortestDecimal(1e-4));
+        assertEquals("0.00001", MetadataJsonWriter.shortestDecimal(1e-5));
+        assertEquals("1e-6", MetadataJsonWriter.shortestDecimal(1e-6));
+        assertEquals("1.2345e-7", MetadataJsonWriter.shortestDecimal(1.2345e-7));
+        assertEquals("0.30000000000000004", MetadataJsonWriter.shortestDecimal(0.1 + 0.2));
     }
 }
