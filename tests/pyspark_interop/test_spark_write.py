@@ -1,6 +1,7 @@
 """Spark -> Python: datasets written by df.write.format("safetensors") read back with the
 Hugging Face safetensors library, bit for bit."""
 
+import hashlib
 import json
 import os
 import re
@@ -249,7 +250,12 @@ def test_index_routes_every_key_to_its_file(spark, tmp_path):
     spark.sql("select concat('k', id) as key, array(cast(id as float), 0.5f) as v from range(0, 40, 1, 2)") \
         .write.format("safetensors").option("name_col", "key").option("generate_index", "true").save(str(out))
     m = check_manifest(out)
-    assert m["index"] == {"file": "_tensor_index.parquet/part-00000.parquet", "commit_id": m["commit_id"]}
+    # The version's own index (named by the manifest, with its hash and row count) and its copy where
+    # tools read the index by the directory's name.
+    own = out / m["index"]["file"]
+    assert m["index"]["file"].startswith("_index/") and m["index"]["commit_id"] == m["commit_id"]
+    assert m["index"]["sha256"] == hashlib.sha256(own.read_bytes()).hexdigest() and m["index"]["rows"] == 40
+    assert (out / "_tensor_index.parquet" / "part-00000.parquet").read_bytes() == own.read_bytes()
     rows = read_index(spark, out, tmp_path)
     assert sorted(r.tensor_key for r in rows) == sorted(f"k{i}" for i in range(40))
     for r in rows:

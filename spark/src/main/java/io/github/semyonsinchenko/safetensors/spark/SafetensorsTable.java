@@ -61,7 +61,7 @@ public final class SafetensorsTable implements Table, SupportsRead, SupportsWrit
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
         ReadOptions read = ReadOptions.parse(options);
         var conf = SparkHadoopConfs.of(SparkSession.active(), options.asCaseSensitiveMap());
-        return new SafetensorsScanBuilder(DatasetResolver.resolve(options, read, schema, conf), schema, read, options);
+        return new SafetensorsScanBuilder(DatasetResolver.resolve(options, read, schema, conf, true), schema, read, options);
     }
 
     @Override

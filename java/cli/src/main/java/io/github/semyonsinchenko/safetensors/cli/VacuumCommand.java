@@ -1,6 +1,6 @@
 package io.github.semyonsinchenko.safetensors.cli;
 
-import io.github.semyonsinchenko.safetensors.dataset.DatasetCommit;
+import io.github.semyonsinchenko.safetensors.dataset.CommitPolicy;
 import io.github.semyonsinchenko.safetensors.dataset.HadoopConfs;
 import io.github.semyonsinchenko.safetensors.dataset.Vacuum;
 import io.github.semyonsinchenko.safetensors.options.OptionException;
@@ -57,14 +57,14 @@ final class VacuumCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         Map<String, String> policyOptions = new HashMap<>();
         if (retainVersions != null) {
-            policyOptions.put(DatasetCommit.Policy.RETAIN_VERSIONS, retainVersions);
+            policyOptions.put(CommitPolicy.RETAIN_VERSIONS, retainVersions);
         }
         if (orphanAge != null) {
-            policyOptions.put(DatasetCommit.Policy.ORPHAN_AGE, orphanAge);
+            policyOptions.put(CommitPolicy.ORPHAN_AGE, orphanAge);
         }
-        DatasetCommit.Policy policy;
+        CommitPolicy policy;
         try {
-            policy = DatasetCommit.Policy.parse(Options.of("vacuum", policyOptions));
+            policy = CommitPolicy.parse(Options.of("vacuum", policyOptions));
         } catch (OptionException e) { // in picocli's words, naming the flag the value came from
             throw new CommandLine.ParameterException(spec.commandLine(), String.format(Locale.ROOT,
                     "Invalid value for option '--%s': '%s'; allowed: %s", e.option().replace('_', '-'), e.value(),

@@ -16,11 +16,16 @@ public final class AppendRules {
      * is empty (written from an empty DataFrame, or a manifest without {@code schema}) accepts any
      * columns: it has none to disagree with.
      *
-     * @param batchSize and {@code tail} only for batch mode (else null)
-     * @param kvSeparator only for kv mode (else null)
+     * @param old the dataset appended to
+     * @param layout the write's layout
+     * @param columns the write's serialized columns, in order
+     * @return the problem in words, or null
      */
-    public static String layoutProblem(Manifest old, String mode, Integer batchSize, String tail,
-                                       String kvSeparator, List<String> columns) {
+    public static String layoutProblem(Manifest old, Layout layout, List<String> columns) {
+        String mode = layout.writeMode();
+        Integer batchSize = layout.batchSize();
+        String tail = layout.tailStrategy();
+        String kvSeparator = layout.kvSeparator();
         if (old.writeMode() == null) {
             // The original connector records no write_mode; its schema has other keys and shapes.
             return "the dataset's manifest records no write_mode (written by another connector, e.g. the original "
@@ -54,6 +59,10 @@ public final class AppendRules {
      * mode only dtypes must agree: every row is its own tensor, shapes may vary. So in batch mode
      * for a column whose shapes already vary (no shape in the manifest); a batch column of one
      * shape keeps it.
+     *
+     * @param old the dataset appended to
+     * @param written per-sample dtype and shape of each column written
+     * @return the problem in words, or null
      */
     public static String schemaProblem(Manifest old, Map<String, ColumnSchema> written) {
         for (Map.Entry<String, ColumnSchema> e : written.entrySet()) {

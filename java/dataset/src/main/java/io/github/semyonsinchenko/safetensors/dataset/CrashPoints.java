@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * commit reaches that point. Unset (always, outside the tests) it does nothing.
  */
 public final class CrashPoints {
+    /** The system property naming the crash point. */
     public static final String PROPERTY = "safetensors.test.crashAt";
     /** The exit status of a halted JVM, so the test can tell the crash from another failure. */
     public static final int EXIT_STATUS = 86;
@@ -23,12 +24,18 @@ public final class CrashPoints {
     public static final String COMMIT_START = "commit.start";
     /** Driver: a shard was renamed from staging into the root (n = which rename). */
     public static final String SHARD_RENAMED = "commit.shardRenamed";
-    /** Driver: the new index is in place. */
+    /** Driver: the version's own index is written (no manifest names it yet). */
     public static final String INDEX_WRITTEN = "commit.indexWritten";
-    /** Driver: the history copy and the temporary manifest are written, the manifest is not replaced. */
-    public static final String BEFORE_MANIFEST = "commit.beforeManifest";
-    /** Driver: the manifest is replaced (committed); nothing is cleaned up yet. */
+    /** Driver: everything the version names is in place; its history entry is not created yet. */
+    public static final String BEFORE_CLAIM = "commit.beforeClaim";
+    /** Driver: the history entry is created, the commit point; dataset_manifest.json still shows the old version. */
+    public static final String CLAIMED = "commit.claimed";
+    /** Driver: dataset_manifest.json shows the new version; nothing is cleaned up yet. */
     public static final String AFTER_MANIFEST = "commit.afterManifest";
+    /** Driver: the copy of the index for other tools is replaced. */
+    public static final String INDEX_COPIED = "commit.indexCopied";
+    /** Driver: another commit took the version first; this one re-read the dataset and tries the next. */
+    public static final String REBASED = "commit.rebased";
     /** Driver: this job's staging directory is removed. */
     public static final String STAGING_REMOVED = "cleanup.stagingRemoved";
     /** Driver: the retention cleanup deleted a file (n = which deletion). */
@@ -38,6 +45,11 @@ public final class CrashPoints {
 
     private CrashPoints() {}
 
+    /**
+     * Halts the JVM if the test hook names {@code point} and this is its n-th time; otherwise nothing.
+     *
+     * @param point one of the constants
+     */
     public static void reached(String point) {
         String target = System.getProperty(PROPERTY);
         if (target == null || !target.startsWith(point)) {

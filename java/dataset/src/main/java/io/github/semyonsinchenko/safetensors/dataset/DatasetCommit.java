@@ -2,144 +2,437 @@ package io.github.semyonsinchenko.safetensors.dataset;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.Serial;
-import java.io.Serializable;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileContext;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.UnsupportedFileSystemException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The file-system side of one job commit (format/dataset.md, "Commit protocol"). Spark-free: only
- * the Hadoop FileSystem, so {@link Vacuum} and tests use it without a session.
+ * One commit of a dataset version (format/dataset.md, "Commit protocol"): optimistic, so several
+ * writers may commit to one path at once. Spark-free: the connector's job commit, plain JVM programs
+ * and tests use it alike.
  *
- * <p>Steps, in this order; a reader sees the old dataset until step 4 and the new one after it:
+ * <p>{@link #commit} runs these steps; a reader sees the old version until step 4 and the new one after:
  * <ol>
- *   <li>{@link #publish}: each staged shard is renamed into the root. Shard names are unique
- *       (UUID), so nothing of the current version is replaced and no reader sees them: readers
- *       read what the manifest names, never the listing.</li>
- *   <li>{@link #writeIndex}: the index is written to a temporary name and renamed over the old one.
- *       It carries the commit id; a reader of the old manifest ignores an index of another commit.</li>
- *   <li>{@link #commitManifest}: a copy of the new manifest goes to {@code _manifests/<version>.json}
- *       (the history the retention works from);</li>
- *   <li>then the manifest itself is replaced in one step: written to a temporary name and renamed
- *       over {@code dataset_manifest.json} (local, HDFS: an atomic replace), or, on object stores
- *       without atomic rename, written in place by one single-object put. This is the commit.</li>
- *   <li>Cleanup (never before the commit): this job's staging directory, then {@link Vacuum} with
- *       the write's retention policy. Failures here do not undo the commit.</li>
+ *   <li>read the current version ({@link DatasetVersions#latest}) and decide the save mode against it
+ *       (create fails on an existing dataset, create-or-skip stops, an append must fit);</li>
+ *   <li>move each staged shard into the root ({@link #publish}). Shard names are unique, so nothing of
+ *       any version is replaced, and no reader sees them: readers read what a manifest names;</li>
+ *   <li>write the new version's own index (a new file, named by the new manifest only);</li>
+ *   <li>create {@code _manifests/<version + 1>.json} atomically and only if absent ({@link AtomicCreate}).
+ *       This is the commit. If another commit created it first, this one re-reads the dataset: an
+ *       append on top of appends rebases (its shards and index entries on top of the newer version) and
+ *       tries the next version, up to {@link CommitPolicy#maxAttempts} times in all, with a log line each time;
+ *       anything else (an overwrite meanwhile, a changed layout or schema, an overwrite of its own) fails
+ *       with a {@link CommitConflictException} naming both versions, and its shards are deleted;</li>
+ *   <li>copy the entry to {@code dataset_manifest.json} (replaced in one step), checking afterwards
+ *       that no newer version appeared meanwhile (if one did, its entry is copied instead), then copy
+ *       the index for tools that read it by name;</li>
+ *   <li>{@link #cleanUp}, never before the commit: {@link Vacuum} with the write's retention policy.</li>
  * </ol>
- * Nothing of the old version is deleted before step 4, whatever the SaveMode.
+ * Nothing a committed version names is deleted by any step, whatever the save mode.
  */
 public final class DatasetCommit {
-    /** How the manifest replaces the old one. */
-    public enum ManifestWrite {
-        /** {@link #PUT} on object stores (s3a, gs, abfs, wasb, oss, cos, obs), else {@link #RENAME}. */
-        AUTO,
-        /** Temporary file + rename over the manifest (atomic on local file systems and HDFS). */
-        RENAME,
-        /** One overwriting create: an atomic single-object put on object stores. */
-        PUT
+    private static final Logger LOG = LoggerFactory.getLogger(DatasetCommit.class);
+
+    /** What a commit does with the version it reads (the four save modes). */
+    public enum Operation {
+        /** ErrorIfExists: fail if the path holds a committed dataset. */
+        CREATE,
+        /** Ignore: commit nothing if the path holds a committed dataset. */
+        CREATE_OR_SKIP,
+        /** Overwrite: the new version holds only this commit's shards. */
+        OVERWRITE,
+        /** Append: the new version holds the current version's shards and this commit's. */
+        APPEND
     }
 
     /**
-     * What a commit keeps and how hard it syncs.
+     * A shard a task left in its staging directory.
      *
-     * @param retainVersions committed versions before the current one whose files are kept (readers
-     *     that resolved them may still be reading); files of older versions are deleted by the
-     *     cleanup of the next commit
-     * @param orphanAge files no committed manifest names (staging of crashed or running jobs,
-     *     shards of crashed commits, temporary files) are deleted once unmodified this long
-     * @param fsync force shards, index and manifest to stable storage before the commit
-     * @param manifestWrite how the manifest is replaced
+     * @param path where it is now
+     * @param shard its name in the root (unique), samples and bytes
      */
-    public record Policy(int retainVersions, Duration orphanAge, boolean fsync, ManifestWrite manifestWrite)
-            implements Serializable {
-        @Serial
-        private static final long serialVersionUID = 1L;
+    public record Staged(Path path, Shard shard) {}
 
-        public static final String RETAIN_VERSIONS = "retain_versions";
-        public static final String ORPHAN_AGE = "orphan_age";
-        public static final String FSYNC = "fsync";
-        public static final String MANIFEST_WRITE = "manifest_write";
-        public static final Set<String> OPTIONS = Set.of(RETAIN_VERSIONS, ORPHAN_AGE, FSYNC, MANIFEST_WRITE);
-
-        public static final Policy DEFAULT = new Policy(1, Duration.ofDays(1), false, ManifestWrite.AUTO);
-
-        public Policy {
-            if (retainVersions < 0) {
-                throw new IllegalArgumentException("'" + RETAIN_VERSIONS + "' must be >= 0, not " + retainVersions);
-            }
-            if (orphanAge.isNegative()) {
-                throw new IllegalArgumentException("'" + ORPHAN_AGE + "' must not be negative, not " + orphanAge);
-            }
+    /**
+     * What a write wants committed.
+     *
+     * @param operation the save mode
+     * @param layout the write's mode and options
+     * @param columns the write's serialized columns, in order
+     * @param schema per-sample dtype and shape of each column as the tasks wrote it (merged across them)
+     * @param shards the staged shards, in the order the manifest lists them
+     * @param index one entry per new tensor, or null when the write collected none (an index is then
+     *     written only if the version it builds on has one, from the new shards' headers)
+     * @param uniqueKeys kv: with an index, fail if a key appears twice in the dataset
+     */
+    public record Change(Operation operation, Layout layout, List<String> columns, Map<String, ColumnSchema> schema,
+                         List<Staged> shards, List<IndexEntry> index, boolean uniqueKeys) {
+        /** Copies the lists and the schema. */
+        public Change {
+            columns = List.copyOf(columns);
+            schema = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(schema));
+            shards = List.copyOf(shards);
+            index = index == null ? null : List.copyOf(index);
         }
+    }
 
-        /**
-         * Reads the policy options among {@code options} (those of a write, or the CLI's vacuum flags);
-         * absent ones keep their defaults.
-         *
-         * @param options the options, read strictly
-         * @return the policy
-         * @throws io.github.semyonsinchenko.safetensors.options.OptionException for a bad value
-         */
-        public static Policy parse(io.github.semyonsinchenko.safetensors.options.Options options) {
-            return new Policy(
-                    options.intValue(RETAIN_VERSIONS, DEFAULT.retainVersions, 0, Integer.MAX_VALUE, "versions"),
-                    options.duration(ORPHAN_AGE, DEFAULT.orphanAge),
-                    options.bool(FSYNC, DEFAULT.fsync),
-                    options.choice(MANIFEST_WRITE, DEFAULT.manifestWrite,
-                            io.github.semyonsinchenko.safetensors.options.Options.lowerCaseNames(ManifestWrite.class)));
+    /**
+     * What a commit did.
+     *
+     * @param manifest the committed version's manifest, or the existing one when nothing was committed
+     * @param committed false when create-or-skip met an existing dataset
+     * @param attempts how many versions it tried to claim (1 without a concurrent commit)
+     */
+    public record Committed(Manifest manifest, boolean committed, int attempts) {
+        /** {@return the version now current} */
+        public long version() {
+            return manifest.version();
         }
     }
 
     private static final Set<String> OBJECT_STORES = Set.of("s3", "s3a", "s3n", "gs", "abfs", "abfss", "wasb",
             "wasbs", "oss", "cosn", "obs");
+    /** Schemes already warned about (once per JVM): their commits are not arbitrated. */
+    private static final Set<String> WARNED_UNSAFE = ConcurrentHashMap.newKeySet();
 
+    private final Configuration conf;
     private final FileSystem fs;
     private final Path root;
-    private final Policy policy;
+    private final CommitPolicy policy;
     private final String commitId;
+    private final AtomicCreate claims;
     private final List<Path> published = new ArrayList<>();
     private boolean committed;
+    /** Test seam: runs before each claim with the version about to be claimed (another commit may win it). */
+    java.util.function.LongConsumer beforeClaim = v -> {};
 
-    public DatasetCommit(Configuration conf, Path root, Policy policy, String commitId) throws IOException {
+    /**
+     * A commit of {@code root} by job {@code commitId}.
+     *
+     * @param conf the Hadoop configuration
+     * @param root the dataset root, qualified (scheme and authority)
+     * @param policy retention, durability and attempts
+     * @param commitId the committing job's id (recorded in the manifest and the index)
+     * @throws IOException when the file system cannot be reached
+     */
+    public DatasetCommit(Configuration conf, Path root, CommitPolicy policy, String commitId) throws IOException {
+        this.conf = conf;
         this.fs = root.getFileSystem(conf);
         this.root = root;
         this.policy = policy;
         this.commitId = commitId;
+        this.claims = AtomicCreate.of(fs);
     }
 
+    /** {@return the dataset's file system} */
     public FileSystem fs() {
         return fs;
     }
 
-    /** The version the next manifest gets: one more than the current one (or than the history's newest). */
-    public long nextVersion(Manifest current) throws IOException {
-        if (current != null) {
-            return current.version() + 1;
-        }
-        long newest = 0;
-        Path history = new Path(root, DatasetLayout.HISTORY);
-        if (fs.exists(history)) {
-            for (FileStatus st : fs.listStatus(history)) {
-                newest = Math.max(newest, DatasetLayout.historyVersion(st.getPath().getName()).orElse(0));
-            }
-        }
-        return newest + 1;
+    /** {@return whether this commit made a version} */
+    public boolean committed() {
+        return committed;
     }
 
-    /** Step 1: moves a staged shard into the root under {@code name} (which must not exist). */
+    /**
+     * Commits {@code change}: the steps in the class comment.
+     *
+     * @param change what to commit
+     * @return the version made (or found, for create-or-skip)
+     * @throws DatasetException {@link DatasetRule#ALREADY_EXISTS}, {@link DatasetRule#APPEND_MISMATCH},
+     *     {@link DatasetRule#DUPLICATE_KEY}, a {@link CommitConflictException}, or a manifest that
+     *     cannot be read (never taken for an absent one); nothing of this commit is left visible
+     * @throws IOException when the file system fails
+     */
+    public Committed commit(Change change) throws IOException {
+        DatasetVersions.Snapshot base = latest();
+        Operation op = change.operation();
+        if (base != null && op == Operation.CREATE) {
+            throw alreadyExists(base);
+        }
+        if (base != null && op == Operation.CREATE_OR_SKIP) {
+            return new Committed(base.manifest(), false, 0);
+        }
+        if (base != null && op == Operation.APPEND) {
+            String problem = appendProblem(base.manifest(), change);
+            if (problem != null) {
+                throw new DatasetException(DatasetRule.APPEND_MISMATCH, root.toString(), problem);
+            }
+        }
+        fs.mkdirs(root);
+        try {
+            for (Staged s : change.shards()) {
+                publish(s.path(), s.shard().file());
+            }
+            for (int attempt = 1; ; attempt++) {
+                long version = base == null ? 1 : base.version() + 1;
+                Manifest next = build(base, change, version);
+                if (base != null) {
+                    keepHistory(base);
+                }
+                CrashPoints.reached(CrashPoints.BEFORE_CLAIM);
+                beforeClaim.accept(version);
+                if (claim(version, next)) {
+                    committed = true;
+                    CrashPoints.reached(CrashPoints.CLAIMED);
+                    publishManifest(new DatasetVersions.Snapshot(next, DatasetVersions.history(root, version)));
+                    CrashPoints.reached(CrashPoints.AFTER_MANIFEST);
+                    if (next.hasIndex()) {
+                        copyIndexForTools(next);
+                    }
+                    if (attempt > 1) {
+                        LOG.info("safetensors commit {} of {} committed version {} after {} attempts", commitId, root,
+                                version, attempt);
+                    }
+                    return new Committed(next, true, attempt);
+                }
+                if (next.hasIndex()) {
+                    fs.delete(new Path(root, next.indexFile()), false);
+                }
+                DatasetVersions.Snapshot newer = latest();
+                if (newer == null || (base != null && newer.version() == base.version())) {
+                    continue; // the claim raced with nothing that stuck (e.g. S3's 409): try the same version again
+                }
+                if (op == Operation.CREATE) {
+                    throw alreadyExists(newer);
+                }
+                if (op == Operation.CREATE_OR_SKIP) {
+                    unpublish();
+                    return new Committed(newer.manifest(), false, attempt);
+                }
+                String why = rebaseProblem(base, newer, change);
+                if (why == null && attempt >= policy.maxAttempts()) {
+                    why = "gave up after " + attempt + " attempts (" + CommitPolicy.COMMIT_ATTEMPTS + "="
+                            + policy.maxAttempts() + "); other appends kept committing first";
+                }
+                if (why != null) {
+                    throw new CommitConflictException(root.toString(), base == null ? 0 : base.version(),
+                            newer.version(), newer.manifest().commitId(), why);
+                }
+                LOG.info("safetensors commit {} of {}: version {} was taken by commit {}; rebasing this append on"
+                        + " version {} (attempt {} of {})", commitId, root, version, newer.manifest().commitId(),
+                        newer.version(), attempt + 1, policy.maxAttempts());
+                CrashPoints.reached(CrashPoints.REBASED);
+                base = newer;
+                backOff(attempt);
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            if (!committed) {
+                try {
+                    unpublish();
+                } catch (IOException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            throw e;
+        }
+    }
+
+    private DatasetVersions.Snapshot latest() throws IOException {
+        DatasetVersions.Snapshot s = DatasetVersions.latest(fs, root);
+        return s == null ? null : new DatasetVersions.Snapshot(Manifest.withShardOptions(fs, root, s.manifest()),
+                s.file());
+    }
+
+    private DatasetException alreadyExists(DatasetVersions.Snapshot s) {
+        return new DatasetException(DatasetRule.ALREADY_EXISTS, root.toString(), "version " + s.version()
+                + (s.manifest().commitId() == null ? "" : " by commit " + s.manifest().commitId())
+                + "; use mode overwrite, append or ignore");
+    }
+
+    /** Why {@code change} cannot append to {@code old}, or null. */
+    private static String appendProblem(Manifest old, Change change) {
+        String problem = AppendRules.layoutProblem(old, change.layout(), change.columns());
+        return problem != null ? problem : AppendRules.schemaProblem(old, change.schema());
+    }
+
+    /** Why an append that read {@code base} cannot rebase on {@code newer}, or null when it can. */
+    private static String rebaseProblem(DatasetVersions.Snapshot base, DatasetVersions.Snapshot newer, Change change) {
+        if (change.operation() == Operation.OVERWRITE) {
+            return "an overwrite replaces the version it read, and version " + newer.version()
+                    + " is not that one; run the overwrite again to replace it";
+        }
+        if (base != null) {
+            Set<String> kept = newer.manifest().shardFiles();
+            for (String s : base.manifest().shardFiles()) {
+                if (!kept.contains(s)) {
+                    return "version " + newer.version() + " no longer holds " + s + " of version " + base.version()
+                            + " (it was overwritten), so appending to what this commit read would bring it back or"
+                            + " lose the overwrite";
+                }
+            }
+        }
+        String problem = appendProblem(newer.manifest(), change);
+        return problem == null ? null : "version " + newer.version() + " changed what an append must fit: " + problem;
+    }
+
+    /** The manifest of {@code version}: {@code change} applied to {@code base}, with its own index. */
+    private Manifest build(DatasetVersions.Snapshot base, Change change, long version) throws IOException {
+        Manifest old = change.operation() == Operation.APPEND && base != null ? base.manifest() : null;
+        Map<String, ColumnSchema> schema = new LinkedHashMap<>(change.schema());
+        List<Shard> shards = new ArrayList<>();
+        if (old != null) {
+            for (Map.Entry<String, ColumnSchema> e : old.schema().entrySet()) {
+                ColumnSchema now = schema.putIfAbsent(e.getKey(), e.getValue());
+                if (now != null) {
+                    // kv rows may differ in shape; so may batch rows (rows of each shape are batched apart)
+                    schema.put(e.getKey(), e.getValue().mergeKv(now));
+                }
+            }
+            // The old columns first, in their order, then any new ones.
+            Map<String, ColumnSchema> ordered = new LinkedHashMap<>();
+            old.schema().keySet().forEach(c -> ordered.put(c, schema.get(c)));
+            ordered.putAll(schema);
+            schema.clear();
+            schema.putAll(ordered);
+            shards.addAll(old.shards());
+        }
+        List<Shard> mine = change.shards().stream().map(Staged::shard).toList();
+        shards.addAll(mine);
+        Manifest.IndexRef index = null;
+        boolean wantIndex = change.index() != null || (old != null && old.hasIndex());
+        if (wantIndex) {
+            List<IndexEntry> entries = new ArrayList<>();
+            if (old != null) {
+                entries.addAll(TensorIndexFile.of(fs, conf, root, old));
+            }
+            Manifest draft = Manifest.of(change.layout(), schema, mine, null, version, commitId);
+            entries.addAll(change.index() != null ? change.index() : TensorIndexFile.fromShards(fs, root, mine, draft));
+            if (change.uniqueKeys() && change.layout().isKv()) {
+                checkNoDuplicates(entries, base);
+            }
+            index = TensorIndexFile.write(fs, conf, root, entries, commitId, version, policy);
+            CrashPoints.reached(CrashPoints.INDEX_WRITTEN);
+        }
+        return Manifest.of(change.layout(), schema, shards, index, version, commitId);
+    }
+
+    private void checkNoDuplicates(List<IndexEntry> index, DatasetVersions.Snapshot base) throws DatasetException {
+        Map<String, String> fileOf = new HashMap<>();
+        for (IndexEntry e : index) {
+            String id = e.column() + "\u0000" + e.tensorKey();
+            String before = fileOf.putIfAbsent(id, e.fileName());
+            if (before != null) {
+                throw new DatasetException(DatasetRule.DUPLICATE_KEY, root.toString(), "key '" + e.tensorKey()
+                        + "' (column '" + e.column() + "') in " + before + " and " + e.fileName()
+                        + (base == null ? "" : ", appending to version " + base.version())
+                        + "; with duplicatesStrategy=fail every key must be unique in the dataset");
+            }
+        }
+    }
+
+    /** A dataset written before the history existed gets its entry, so retention keeps its files. */
+    private void keepHistory(DatasetVersions.Snapshot base) throws IOException {
+        Path entry = DatasetVersions.history(root, base.version());
+        if (!base.file().equals(entry) && Probe.absent(fs, entry)) {
+            fs.mkdirs(entry.getParent());
+            claims.create(fs, entry, base.manifest().toBytes(), policy.fsync());
+        }
+    }
+
+    /** Step 4: creates the history entry of {@code version}; false when another commit did first. */
+    private boolean claim(long version, Manifest manifest) throws IOException {
+        Path entry = DatasetVersions.history(root, version);
+        fs.mkdirs(entry.getParent());
+        byte[] bytes = manifest.toBytes();
+        if (!claims.arbitrates()) {
+            String scheme = String.valueOf(fs.getUri().getScheme());
+            if (WARNED_UNSAFE.add(scheme)) {
+                LOG.warn("safetensors: {}:// offers no atomic create-if-absent, so concurrent commits to one dataset"
+                        + " are not arbitrated there: run one writer per dataset at a time (format/dataset.md)",
+                        scheme);
+            }
+        }
+        if (!claims.create(fs, entry, bytes, policy.fsync())) {
+            return false;
+        }
+        // The number was free, but was it ever taken? dataset_manifest.json at or past it means a version
+        // of that number existed and its entry was vacuumed while this commit ran (orphan_age shorter than
+        // the commit): this entry is on no reader's path. Withdraw it and fail rather than build on it.
+        Manifest pointer = Manifest.readFile(fs, new Path(root, DatasetLayout.MANIFEST));
+        if (pointer != null && pointer.version() >= version && !commitId.equals(pointer.commitId())) {
+            fs.delete(entry, false);
+            throw new CommitConflictException(root.toString(), version - 1, pointer.version(), pointer.commitId(),
+                    "version " + version + " was committed and vacuumed while this commit ran, so its number looked"
+                    + " free; orphan_age (" + policy.orphanAge() + ") must exceed the longest commit");
+        }
+        if (!claims.arbitrates()) {
+            // Two writers may both have "created" it; the one whose bytes stayed is the one committed.
+            Manifest stored = Manifest.readFile(fs, entry);
+            if (stored == null || !commitId.equals(stored.commitId())) {
+                throw new CommitConflictException(root.toString(), version - 1, version,
+                        stored == null ? null : stored.commitId(), "both commits wrote version " + version + " on "
+                        + fs.getUri().getScheme() + "://, which cannot arbitrate concurrent commits; one writer per dataset at"
+                        + " a time there");
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Step 5: {@code dataset_manifest.json} becomes a copy of the newest version; if a newer one
+     * appears while it is written (commits finishing out of order), that one is copied instead.
+     */
+    private void publishManifest(DatasetVersions.Snapshot mine) throws IOException {
+        DatasetVersions.Snapshot newest = DatasetVersions.forward(fs, root, mine);
+        for (int i = 0; i < 100; i++) {
+            byte[] bytes = Manifest.readBytes(fs, newest.file());
+            replace(new Path(root, DatasetLayout.MANIFEST), bytes);
+            DatasetVersions.Snapshot after = DatasetVersions.forward(fs, root, newest);
+            if (after.version() == newest.version()) {
+                return;
+            }
+            newest = after;
+        }
+    }
+
+    private void copyIndexForTools(Manifest m) {
+        try {
+            if (DatasetVersions.forward(fs, root, new DatasetVersions.Snapshot(m, DatasetVersions.history(root,
+                    m.version()))).version() == m.version()) {
+                TensorIndexFile.copyForTools(fs, root, m.index(), policy);
+                CrashPoints.reached(CrashPoints.INDEX_COPIED);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("safetensors commit {} of {}: version {} is committed, but the copy of its index for other tools"
+                    + " ({}) failed: {}", commitId, root, m.version(), DatasetLayout.INDEX_FILE, e.toString());
+        }
+    }
+
+    private void backOff(int attempt) {
+        long ms = ThreadLocalRandom.current().nextLong(5, 20L * Math.min(attempt, 10));
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Step 2: moves a staged shard into the root under {@code name} (which must not exist).
+     *
+     * @param staged where the task left it
+     * @param name its name in the root
+     * @throws IOException when it cannot be moved
+     */
     public void publish(Path staged, String name) throws IOException {
         Path dst = new Path(root, name);
         if (!fs.rename(staged, dst)) {
@@ -150,46 +443,11 @@ public final class DatasetCommit {
         CrashPoints.reached(CrashPoints.SHARD_RENAMED);
     }
 
-    /** Step 2: replaces the index; returns its path relative to the root, for the manifest. */
-    public String writeIndex(Configuration conf, List<IndexEntry> entries) throws IOException {
-        String file = TensorIndexFile.write(fs, conf, root, entries, commitId, policy);
-        CrashPoints.reached(CrashPoints.INDEX_WRITTEN);
-        return file;
-    }
-
     /**
-     * Steps 3 and 4: the history copy, then the manifest replace: the commit. {@code previous} is
-     * the manifest being replaced (or null); a dataset written before the history existed gets
-     * its entry first, so the retention keeps its files like any previous version's.
+     * Abort before the commit: deletes the shards this commit published (no version names them).
+     *
+     * @throws IOException when a deletion fails
      */
-    public void commitManifest(Manifest manifest, Manifest previous) throws IOException {
-        if (!commitId.equals(manifest.commitId())) {
-            throw new IllegalArgumentException("manifest of commit " + manifest.commitId() + " given to " + commitId);
-        }
-        Path historyDir = new Path(root, DatasetLayout.HISTORY);
-        fs.mkdirs(historyDir);
-        if (previous != null) {
-            Path before = new Path(historyDir, DatasetLayout.historyName(previous.version()));
-            if (!fs.exists(before)) {
-                replace(before, previous.toBytes());
-            }
-        }
-        byte[] json = manifest.toBytes();
-        replace(new Path(historyDir, DatasetLayout.historyName(manifest.version())), json);
-        CrashPoints.reached(CrashPoints.BEFORE_MANIFEST);
-        replace(new Path(root, DatasetLayout.MANIFEST), json);
-        committed = true;
-        if (policy.fsync()) {
-            syncDirectory(fs, root);
-        }
-        CrashPoints.reached(CrashPoints.AFTER_MANIFEST);
-    }
-
-    public boolean committed() {
-        return committed;
-    }
-
-    /** Abort before the commit: deletes the shards this commit published (nothing names them). */
     public void unpublish() throws IOException {
         if (committed) {
             return;
@@ -200,7 +458,27 @@ public final class DatasetCommit {
         published.clear();
     }
 
-    /** Writes {@code bytes} as {@code target} in one visible step (see {@link ManifestWrite}). */
+    /**
+     * Step 6, after the commit: the retention of {@link Vacuum}. Failures are logged; the commit stands.
+     *
+     * @return what was deleted, or null when the cleanup failed
+     */
+    public Vacuum.Report cleanUp() {
+        try {
+            Vacuum.Report r = Vacuum.run(conf, root, policy, false);
+            if (!r.deletions().isEmpty()) {
+                LOG.info("safetensors commit of {} removed {} superseded or orphaned path(s), {} bytes", root,
+                        r.deletions().size(), r.bytes());
+            }
+            return r;
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("safetensors commit of {} succeeded but its cleanup failed (a later commit or vacuum retries):"
+                    + " {}", root, e.toString());
+            return null;
+        }
+    }
+
+    /** Writes {@code bytes} as {@code target} in one visible step (see {@link CommitPolicy.ManifestWrite}). */
     private void replace(Path target, byte[] bytes) throws IOException {
         if (usePut()) {
             try (FSDataOutputStream out = fs.create(target, true)) {
@@ -220,6 +498,9 @@ public final class DatasetCommit {
                 }
             }
             renameOverwrite(fs, tmp, target, policy);
+            if (policy.fsync()) {
+                syncDirectory(fs, target.getParent());
+            }
         } finally {
             fs.delete(tmp, false);
         }
@@ -234,7 +515,7 @@ public final class DatasetCommit {
     }
 
     /** Renames {@code src} over {@code dst} in one step where the file system can (local, HDFS). */
-    static void renameOverwrite(FileSystem fs, Path src, Path dst, Policy policy) throws IOException {
+    static void renameOverwrite(FileSystem fs, Path src, Path dst, CommitPolicy policy) throws IOException {
         if (isLocal(fs)) {
             // rename(2) replaces the target atomically.
             java.nio.file.Files.move(java.nio.file.Path.of(fs.makeQualified(src).toUri()),

@@ -4,13 +4,20 @@ import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import java.io.IOException;
 import java.io.InputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -34,16 +41,25 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 import org.apache.parquet.schema.Types;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * {@code _tensor_index.parquet}: one row per tensor (columns in format/dataset.md). A single file
- * written on the driver with parquet-hadoop (Spark's own dependency), into a temporary name that
- * is then renamed over the old index. Its footer carries the id of the commit that wrote it
- * ({@value #COMMIT_ID_KEY}), the same id as the manifest's {@code index.commit_id}: the index is
- * replaced before the manifest, so a reader of the previous manifest can meet an index that is not
- * its own and must then ignore it ({@link #scan}).
+ * The tensor index: one row per tensor (columns in format/dataset.md), one Parquet file per version,
+ * written by the commit with parquet-hadoop (Spark's own dependency) before it claims the version, and
+ * immutable afterwards ({@link DatasetLayout#INDEX_VERSIONS}). The manifest names it with the SHA-256 of
+ * its bytes, and its footer carries the commit id ({@value #COMMIT_ID_KEY}); a copy of the newest goes
+ * to {@link DatasetLayout#INDEX_FILE} for tools that read the index by its directory name.
+ *
+ * <p>An index is metadata, so it is checked before it is used ({@link #filesHoldingKeys}): its bytes
+ * against the manifest's hash, its commit id against the manifest's, the files it names against the
+ * shards, and the shards it selects against their own headers. An index that fails any check, or
+ * cannot be read at all, is not used: the reader opens every shard instead (same rows, slower), with a
+ * warning.
  */
 public final class TensorIndexFile {
+    private static final Logger LOG = LoggerFactory.getLogger(TensorIndexFile.class);
+
     private TensorIndexFile() {}
 
     static final MessageType SCHEMA = Types.buildMessage()
@@ -61,21 +77,15 @@ public final class TensorIndexFile {
     public static final String COMMIT_ID_KEY = "safetensors.commit_id";
 
     /**
-     * Writes the index and returns its path relative to the root: {@link DatasetLayout#INDEX_FILE},
-     * or, when the dataset has an index of an earlier version (a single file named
-     * {@link DatasetLayout#INDEX}), that file, replaced in place: turning it into a directory would
-     * take it away from readers of the committed version first.
+     * Writes version {@code version}'s index under {@link DatasetLayout#INDEX_VERSIONS}, to a name no
+     * other attempt uses, and returns the manifest's reference to it.
      */
-    static String write(FileSystem fs, Configuration conf, Path root, List<IndexEntry> entries, String commitId,
-                        DatasetCommit.Policy policy) throws IOException {
-        Path legacy = new Path(root, DatasetLayout.INDEX);
-        boolean single = fs.exists(legacy) && fs.getFileStatus(legacy).isFile();
-        String relative = single ? DatasetLayout.INDEX : DatasetLayout.INDEX_FILE;
+    static Manifest.IndexRef write(FileSystem fs, Configuration conf, Path root, List<IndexEntry> entries,
+                                   String commitId, long version, CommitPolicy policy) throws IOException {
+        String relative = DatasetLayout.indexVersionFile(version, UUID.randomUUID());
         Path target = new Path(root, relative);
-        if (!single) {
-            fs.mkdirs(target.getParent());
-        }
-        // A leading dot: invisible to Spark's and pyarrow's listing of the index directory.
+        fs.mkdirs(target.getParent());
+        // A leading dot: invisible to Spark's and pyarrow's listings.
         Path tmp = new Path(target.getParent(), DatasetLayout.tempName(target.getName()));
         SimpleGroupFactory groups = new SimpleGroupFactory(SCHEMA);
         try {
@@ -103,11 +113,59 @@ public final class TensorIndexFile {
             if (policy.fsync()) {
                 DatasetCommit.syncFile(fs, tmp);
             }
+            String sha = sha256(fs, tmp);
+            if (!fs.rename(tmp, target)) {
+                throw new IOException("could not move the index " + tmp + " to " + target);
+            }
+            return new Manifest.IndexRef(relative, commitId, sha, entries.size());
+        } finally {
+            fs.delete(tmp, false);
+        }
+    }
+
+    /**
+     * Copies version {@code index}'s file to {@link DatasetLayout#INDEX_FILE} (or over the single file
+     * {@link DatasetLayout#INDEX} of a dataset of an earlier version), for tools that read the index by
+     * its directory name; replaced in one step, never read by this library.
+     */
+    static void copyForTools(FileSystem fs, Path root, Manifest.IndexRef index, CommitPolicy policy)
+            throws IOException {
+        Path legacy = new Path(root, DatasetLayout.INDEX);
+        boolean single = fs.exists(legacy) && fs.getFileStatus(legacy).isFile();
+        Path target = new Path(root, single ? DatasetLayout.INDEX : DatasetLayout.INDEX_FILE);
+        if (!single) {
+            fs.mkdirs(target.getParent());
+        }
+        byte[] bytes;
+        try (InputStream in = fs.open(new Path(root, index.file()))) {
+            bytes = in.readAllBytes();
+        }
+        Path tmp = new Path(target.getParent(), DatasetLayout.tempName(target.getName()));
+        try {
+            try (FSDataOutputStream out = fs.create(tmp, false)) {
+                out.write(bytes);
+            }
             DatasetCommit.renameOverwrite(fs, tmp, target, policy);
         } finally {
             fs.delete(tmp, false);
         }
-        return relative;
+    }
+
+    /** The hex SHA-256 of a file's bytes. */
+    static String sha256(FileSystem fs, Path file) throws IOException {
+        MessageDigest md;
+        try {
+            md = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every JVM", e);
+        }
+        byte[] buf = new byte[1 << 16];
+        try (InputStream in = fs.open(file)) {
+            for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
+                md.update(buf, 0, n);
+            }
+        }
+        return HexFormat.of().formatHex(md.digest());
     }
 
     /** The index was written by another commit than the manifest it is read for. */
@@ -120,42 +178,17 @@ public final class TensorIndexFile {
     }
 
     /**
-     * The dataset files (names relative to the root, as in the index) holding any of {@code keys}.
-     *
-     * @param index the index file or directory
-     * @param commitId the commit the manifest names as the index's (null for manifests without one)
-     * @throws StaleIndexException if the index is of another commit
-     */
-    public static Set<String> filesHoldingKeys(Path index, String commitId, Set<String> keys, Configuration conf)
-            throws IOException {
-        Set<String> out = new LinkedHashSet<>();
-        scan(index, conf, commitId, List.of("tensor_key", "file_name"), g -> {
-            if (keys.contains(g.getString("tensor_key", 0))) {
-                out.add(g.getString("file_name", 0));
-            }
-        });
-        return out;
-    }
-
-    /**
-     * The distinct {@code column} values of the index, in order of first appearance.
-     *
-     * @param index the index file or directory
-     * @param commitId the commit the manifest names as the index's (null for manifests without one)
-     * @throws StaleIndexException if the index is of another commit
-     */
-    public static List<String> columns(Path index, String commitId, Configuration conf) throws IOException {
-        Set<String> out = new LinkedHashSet<>();
-        scan(index, conf, commitId, List.of("column"), g -> out.add(g.getString("column", 0)));
-        return new ArrayList<>(out);
-    }
-
-    /**
      * Reads {@code columns} of every row of the index (a file, or a directory of part files written
      * by hand), each part through one open file: the footer that is checked against
-     * {@code commitId} (null: a manifest from before commit ids, whose index has none either) is the footer of the rows read, even while a commit
-     * replaces the index. A mismatch is a {@link StaleIndexException}; callers fall back to the
-     * shards' headers, which give the same answers.
+     * {@code commitId} (null: a manifest from before commit ids, whose index has none either) is the
+     * footer of the rows read. A mismatch is a {@link StaleIndexException}.
+     *
+     * @param index the index file or directory
+     * @param conf the Hadoop configuration
+     * @param commitId the commit the index must come from
+     * @param columns the columns to read
+     * @param each receives every row
+     * @throws IOException when it cannot be read or is of another commit
      */
     static void scan(Path index, Configuration conf, String commitId, List<String> columns,
                             Consumer<Group> each) throws IOException {
@@ -203,10 +236,69 @@ public final class TensorIndexFile {
         return out;
     }
 
-    private static List<IndexEntry> read(Configuration conf, Path index, String commitId) throws IOException {
+    /**
+     * The index of {@code manifest}, checked against it: the file's bytes against the manifest's
+     * SHA-256 (when recorded), the commit id in its footer, and every file it names against the
+     * manifest's shards. Reading failures of any kind (a truncated or corrupt file) are a
+     * {@link DatasetException} too, never a raw Parquet exception.
+     */
+    static void scanChecked(FileSystem fs, Configuration conf, Path root, Manifest manifest, List<String> columns,
+                            Consumer<Group> each) throws DatasetException {
+        Path file = new Path(root, manifest.indexFile());
+        String source = file.toString();
+        try {
+            Manifest.IndexRef ref = manifest.index();
+            if (ref.sha256() != null) {
+                String sha = sha256(fs, file);
+                if (!sha.equals(ref.sha256())) {
+                    throw new DatasetException(DatasetRule.INDEX_MISMATCH, source, "its SHA-256 is " + sha
+                            + ", the manifest of version " + manifest.version() + " says " + ref.sha256());
+                }
+            }
+            List<String> read = new ArrayList<>(columns);
+            if (!read.contains("file_name")) {
+                read.add("file_name");
+            }
+            Set<String> shards = manifest.shardFiles();
+            long[] rows = {0};
+            scan(file, conf, manifest.commitId(), read, g -> {
+                String f = g.getString("file_name", 0);
+                if (!shards.contains(f)) {
+                    throw new UnknownShard(f);
+                }
+                rows[0]++;
+                each.accept(g);
+            });
+            if (ref.rows() >= 0 && rows[0] != ref.rows()) {
+                throw new DatasetException(DatasetRule.INDEX_MISMATCH, source, "it has " + rows[0]
+                        + " rows, the manifest says " + ref.rows());
+            }
+        } catch (DatasetException e) {
+            throw e;
+        } catch (UnknownShard e) {
+            throw new DatasetException(DatasetRule.INDEX_MISMATCH, source, "it names " + e.file
+                    + ", which is not a shard of version " + manifest.version());
+        } catch (IOException | RuntimeException e) {
+            throw new DatasetException(DatasetRule.INDEX_MISMATCH, source, "it cannot be read: " + e, e);
+        }
+    }
+
+    /** Thrown out of a row callback: the index names a file the manifest does not. */
+    private static final class UnknownShard extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final String file;
+
+        UnknownShard(String file) {
+            super(file, null, false, false);
+            this.file = file;
+        }
+    }
+
+    private static List<IndexEntry> read(FileSystem fs, Configuration conf, Path root, Manifest manifest)
+            throws DatasetException {
         List<IndexEntry> out = new ArrayList<>();
-        scan(index, conf, commitId, List.of("tensor_key", "column", "tensor_name", "file_name", "shape", "dtype",
-                "begin", "end"), g -> {
+        scanChecked(fs, conf, root, manifest, List.of("tensor_key", "column", "tensor_name", "file_name", "shape",
+                "dtype", "begin", "end"), g -> {
                     Group shapeGroup = g.getGroup("shape", 0);
                     long[] shape = new long[shapeGroup.getFieldRepetitionCount("list")];
                     for (int i = 0; i < shape.length; i++) {
@@ -220,29 +312,115 @@ public final class TensorIndexFile {
     }
 
     /**
-     * The index of the dataset {@code manifest} describes: its own index file when that is current,
-     * else rebuilt from the shards' headers (no index, or the index of another commit).
+     * The index of the dataset {@code manifest} describes: its own index file when that passes the
+     * checks, else rebuilt from the shards' headers (no index, or one that fails; logged).
+     *
+     * @param fs the file system
+     * @param conf the Hadoop configuration
+     * @param root the dataset root
+     * @param manifest the version
+     * @return one entry per tensor of the version
+     * @throws IOException when a shard cannot be read
      */
     public static List<IndexEntry> of(FileSystem fs, Configuration conf, Path root, Manifest manifest)
             throws IOException {
         if (manifest.hasIndex()) {
-            Path index = new Path(root, manifest.indexFile());
-            if (fs.exists(index)) {
-                try {
-                    return read(conf, index, manifest.commitId());
-                } catch (StaleIndexException stale) {
-                    // replaced by a commit in flight: the shards say the same
-                }
+            try {
+                return read(fs, conf, root, manifest);
+            } catch (DatasetException e) {
+                LOG.warn("safetensors: not using the tensor index of version {} ({}); rebuilding it from the"
+                        + " shards' headers", manifest.version(), e.getMessage());
             }
         }
         return fromShards(fs, root, manifest.shards(), manifest);
+    }
+
+    /**
+     * The shards of {@code manifest} that hold any of {@code keys}, from its index, or null when the
+     * index cannot be used (logged with the reason; the caller reads every shard). Besides the checks of
+     * the index itself ({@link #scanChecked}), an index the manifest records no hash of (written by an
+     * earlier version, or by hand) is checked against the shards it selects: each must hold, in its own
+     * header, the tensor the index places there, so a key the index moved to another shard is noticed.
+     * An index whose hash matches is the one the commit wrote from the tasks' own reports.
+     *
+     * @param fs the file system
+     * @param conf the Hadoop configuration
+     * @param root the dataset root
+     * @param manifest the version read
+     * @param keys the {@code tensor_key} values wanted
+     * @return the shard files (relative, normalised) holding the keys, or null
+     */
+    public static Set<String> filesHoldingKeys(FileSystem fs, Configuration conf, Path root, Manifest manifest,
+                                               Set<String> keys) {
+        Map<String, Set<String>> tensorsByFile = new HashMap<>();
+        try {
+            scanChecked(fs, conf, root, manifest, List.of("tensor_key", "tensor_name", "file_name"), g -> {
+                if (keys.contains(g.getString("tensor_key", 0))) {
+                    tensorsByFile.computeIfAbsent(g.getString("file_name", 0), f -> new HashSet<>())
+                            .add(g.getString("tensor_name", 0));
+                }
+            });
+            if (manifest.index().sha256() == null) {
+                checkAgainstHeaders(fs, root, manifest, tensorsByFile);
+            }
+        } catch (DatasetException e) {
+            LOG.warn("safetensors: not using the tensor index ({}); reading every shard instead", e.getMessage());
+            return null;
+        } catch (IOException e) {
+            LOG.warn("safetensors: not using the tensor index of {} ({}); reading every shard instead", root,
+                    e.toString());
+            return null;
+        }
+        return new LinkedHashSet<>(tensorsByFile.keySet());
+    }
+
+    /** Each shard must hold, in its own header, the tensors the index places there. */
+    private static void checkAgainstHeaders(FileSystem fs, Path root, Manifest manifest,
+                                            Map<String, Set<String>> tensorsByFile) throws IOException {
+        for (Map.Entry<String, Set<String>> e : tensorsByFile.entrySet()) {
+            Path shard = new Path(root, e.getKey());
+            Set<String> names = new HashSet<>();
+            try (InputStream in = fs.open(shard)) {
+                for (TensorInfo t : Header.read(in, fs.getFileStatus(shard).getLen(), shard.toString()).tensors()) {
+                    names.add(t.name());
+                }
+            }
+            for (String t : e.getValue()) {
+                if (!names.contains(t)) {
+                    throw new DatasetException(DatasetRule.INDEX_MISMATCH, new Path(root, manifest.indexFile())
+                            .toString(), "it places tensor \"" + t + "\" in " + e.getKey()
+                            + ", whose header has no such tensor");
+                }
+            }
+        }
+    }
+
+    /**
+     * The distinct {@code column} values of a checked index, in order of first appearance, or null when
+     * it cannot be used (logged).
+     *
+     * @param fs the file system
+     * @param conf the Hadoop configuration
+     * @param root the dataset root
+     * @param manifest the version whose index to read
+     * @return the columns, or null
+     */
+    public static List<String> columns(FileSystem fs, Configuration conf, Path root, Manifest manifest) {
+        Set<String> out = new LinkedHashSet<>();
+        try {
+            scanChecked(fs, conf, root, manifest, List.of("column"), g -> out.add(g.getString("column", 0)));
+        } catch (DatasetException e) {
+            LOG.warn("safetensors: not using the tensor index ({})", e.getMessage());
+            return null;
+        }
+        return new ArrayList<>(out);
     }
 
     /** Index entries rebuilt from the shards' headers (for a dataset written without an index). */
     static List<IndexEntry> fromShards(FileSystem fs, Path root, List<Shard> shards, Manifest manifest)
             throws IOException {
         List<String> columns = List.copyOf(manifest.schema().keySet());
-        boolean kv = "kv".equals(manifest.writeMode());
+        boolean kv = manifest.isKv();
         List<IndexEntry> out = new ArrayList<>();
         for (Shard s : shards) {
             Path p = new Path(root, s.file());
@@ -257,15 +435,16 @@ public final class TensorIndexFile {
                 if (kv) {
                     TensorNames.Kv parsed = TensorNames.parseKv(name, columns, manifest.kvSeparator());
                     if (parsed == null) {
-                        throw new IOException(p + ": tensor '" + name + "' matches no column of " + columns);
+                        throw new DatasetException(DatasetRule.SCHEMA_MISMATCH, p.toString(), "tensor \"" + name
+                                + "\" matches no column of " + columns);
                     }
                     key = parsed.key();
                     column = parsed.column();
                 } else {
                     TensorNames.Batch parsed = TensorNames.parseBatch(name, columns);
                     if (parsed == null) {
-                        throw new IOException(p + ": tensor '" + name + "' is not named <column> or <column>/<batch>"
-                                + " for a column of " + columns);
+                        throw new DatasetException(DatasetRule.SCHEMA_MISMATCH, p.toString(), "tensor \"" + name
+                                + "\" is not named <column> or <column>/<batch> for a column of " + columns);
                     }
                     column = parsed.column();
                     key = column;

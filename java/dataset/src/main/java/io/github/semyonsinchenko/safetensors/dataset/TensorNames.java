@@ -18,26 +18,56 @@ import java.util.Locale;
 public final class TensorNames {
     private TensorNames() {}
 
+    /** The separator of kv tensor names when the write names none (the original connector's). */
     public static final String DEFAULT_KV_SEPARATOR = "__";
     /** The separator of datasets written before {@code kv_separator} existed. */
     private static final String LEGACY_KV_SEPARATOR = "/";
 
-    /** A kv tensor name split into the row key and the column. */
+    /**
+     * A kv tensor name split into the row key and the column.
+     *
+     * @param key the row key
+     * @param column the column
+     */
     public record Kv(String key, String column) {}
 
-    /** A batch tensor name split into the column and the batch index within the shard. */
+    /**
+     * A batch tensor name split into the column and the batch index within the shard.
+     *
+     * @param column the column
+     * @param batch the batch's index within its shard (0 for a file of one batch)
+     */
     public record Batch(String column, long batch) {}
 
+    /**
+     * The kv tensor name {@code <key><separator><column>}.
+     *
+     * @param key the row key
+     * @param column the column
+     * @param separator the dataset's {@code kv_separator}
+     * @return the kv tensor name {@code <key><separator><column>}
+     */
     public static String kv(String key, String column, String separator) {
         return key + separator + column;
     }
 
-    /** The tensor of {@code column} in a file holding one batch. */
+    /**
+     * The name of its tensor in a file holding one batch.
+     *
+     * @param column the column
+     * @return the name of its tensor in a file holding one batch
+     */
     public static String batch(String column) {
         return column;
     }
 
-    /** The tensor of {@code column} for the {@code batch}-th batch of a packed file. */
+    /**
+     * The name of its tensor there.
+     *
+     * @param column the column
+     * @param batch the batch's index within its packed file
+     * @return the name of its tensor there
+     */
     public static String packedBatch(String column, int batch) {
         return column + "/" + String.format(Locale.ROOT, "%06d", batch);
     }
@@ -46,6 +76,10 @@ public final class TensorNames {
      * Why {@code columns} cannot be told apart in kv tensor names with {@code separator}, or null.
      * When no column name ends with {@code separator + another column}, at most one column is a
      * suffix match of any name, so {@link #parseKv} is unambiguous.
+     *
+     * @param columns the serialized columns
+     * @param separator the kv separator
+     * @return the problem in words, or null
      */
     public static String kvAmbiguity(List<String> columns, String separator) {
         for (String a : columns) {
@@ -63,8 +97,11 @@ public final class TensorNames {
     /**
      * The key and column of a kv tensor name, or null when it belongs to none of {@code columns}.
      *
+     * @param name the tensor name
+     * @param columns the dataset's columns
      * @param separator the dataset's {@code kv_separator}; null for a dataset written before it was
      *     recorded (bare key for one column, else {@code <key>/<column>})
+     * @return the key and column, or null
      */
     public static Kv parseKv(String name, List<String> columns, String separator) {
         if (separator == null) {
@@ -85,6 +122,10 @@ public final class TensorNames {
     /**
      * The column and batch index of a batch tensor name, or null when it is not one: a name equal
      * to a column is that column's only batch in its file; otherwise {@code <column>/<batch>}.
+     *
+     * @param name the tensor name
+     * @param columns the dataset's columns
+     * @return the column and batch, or null
      */
     public static Batch parseBatch(String name, List<String> columns) {
         if (columns.contains(name)) {
@@ -105,7 +146,12 @@ public final class TensorNames {
         }
     }
 
-    /** Why {@code columns} cannot be packed (a column looks like another column's packed batch), or null. */
+    /**
+     * Why they cannot be packed (a column looks like another column's packed batch), or null.
+     *
+     * @param columns the serialized columns
+     * @return why they cannot be packed (a column looks like another column's packed batch), or null
+     */
     public static String packedAmbiguity(List<String> columns) {
         for (String c : columns) {
             int slash = c.lastIndexOf('/');

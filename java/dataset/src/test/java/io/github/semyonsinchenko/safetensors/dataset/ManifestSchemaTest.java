@@ -90,10 +90,11 @@ class ManifestSchemaTest {
         List<Shard> shards = List.of(new Shard(DatasetLayout.shardName(0, 0, UUID.randomUUID()), 3, 120),
                 new Shard(DatasetLayout.shardName(1, 0, UUID.randomUUID()), 0, 8));
         List<Manifest> written = List.of(
-                Manifest.of("kv", schema, shards, null, null, null, "id", "__", DatasetLayout.INDEX_FILE, 4, "c-1"),
-                Manifest.of("batch", Map.of("x", new ColumnSchema("F16", new long[] {8})), shards, 4, "pad", true,
-                        null, null, null, 1, "c-2"),
-                Manifest.of("kv", Map.of(), List.of(), null, null, null, "id", "__", null, 1, "c-3"));
+                Manifest.of(Layout.kv("id", "__"), schema, shards, new Manifest.IndexRef(
+                        DatasetLayout.indexVersionFile(4, UUID.randomUUID()), "c-1", "ab".repeat(32), 7), 4, "c-1"),
+                Manifest.of(Layout.batch(4, "pad", true), Map.of("x", new ColumnSchema("F16", new long[] {8})),
+                        shards, null, 1, "c-2"),
+                Manifest.of(Layout.kv("id", "__"), Map.of(), List.of(), null, 1, "c-3"));
         for (Manifest m : written) {
             String json = new String(m.toBytes(), StandardCharsets.UTF_8);
             List<Error> errors = schema().validate(json, InputFormat.JSON);

@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ManifestTest {
-    private static Manifest parse(String json) throws IOException {
+    private static Manifest parse(String json) throws DatasetException, IOException {
         return Manifest.fromJson(new ObjectMapper().readTree(json), "m.json");
     }
 
@@ -37,7 +37,8 @@ class ManifestTest {
 
     @Test
     void aShardWithoutANameIsAnErrorNamingTheFile() {
-        IOException e = assertThrows(IOException.class, () -> parse("{\"shards\": [{\"bytes\": 1}]}"));
-        assertTrue(e.getMessage().startsWith("m.json: not a valid dataset manifest"), e.getMessage());
+        DatasetException e = assertThrows(DatasetException.class, () -> parse("{\"shards\": [{\"bytes\": 1}]}"));
+        assertEquals(DatasetRule.MANIFEST_INVALID, e.rule());
+        assertTrue(e.getMessage().startsWith("m.json: the manifest is not a valid dataset manifest"), e.getMessage());
     }
 }

@@ -11,21 +11,22 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PolicyTest {
-    private static DatasetCommit.Policy parse(String name, String value) {
-        return DatasetCommit.Policy.parse(Options.of("safetensors write", Map.of(name, value)));
+    private static CommitPolicy parse(String name, String value) {
+        return CommitPolicy.parse(Options.of("safetensors write", Map.of(name, value)));
     }
 
     @Test
     void optionsParseCaseInsensitivelyWithDefaults() {
-        assertEquals(1, DatasetCommit.Policy.DEFAULT.retainVersions());
-        assertEquals(Duration.ofDays(1), DatasetCommit.Policy.DEFAULT.orphanAge());
-        assertEquals(DatasetCommit.Policy.DEFAULT, DatasetCommit.Policy.parse(Options.of("x", Map.of())));
+        assertEquals(1, CommitPolicy.DEFAULT.retainVersions());
+        assertEquals(Duration.ofDays(1), CommitPolicy.DEFAULT.orphanAge());
+        assertEquals(CommitPolicy.DEFAULT, CommitPolicy.parse(Options.of("x", Map.of())));
         assertEquals(90, parse("ORPHAN_AGE", "90s").orphanAge().toSeconds());
         assertEquals(Duration.ofMillis(250), parse("orphan_age", "250ms").orphanAge());
         assertEquals(Duration.ofDays(7), parse("orphan_age", "7d").orphanAge());
         assertEquals(3, parse("retain_versions", " 3 ").retainVersions());
         assertTrue(parse("fsync", "TRUE").fsync());
-        assertEquals(DatasetCommit.ManifestWrite.PUT, parse("manifest_write", "Put").manifestWrite());
+        assertEquals(CommitPolicy.ManifestWrite.PUT, parse("manifest_write", "Put").manifestWrite());
+        assertEquals(3, CommitPolicy.parse(Map.of("Commit_Attempts", "3")).maxAttempts());
     }
 
     @Test
@@ -40,5 +41,8 @@ class PolicyTest {
         assertTrue(e.getMessage().endsWith("'fsync' is 'yes'; allowed: true, false (default)"), e.getMessage());
         e = assertThrows(OptionException.class, () -> parse("manifest_write", "copy"));
         assertTrue(e.getMessage().endsWith("allowed: auto (default), rename, put"), e.getMessage());
+        e = assertThrows(OptionException.class, () -> parse("commit_attempts", "0"));
+        assertTrue(e.getMessage().contains("'commit_attempts' is '0'; allowed: a whole number of attempts at least 1"),
+                e.getMessage());
     }
 }

@@ -17,13 +17,25 @@ import org.apache.spark.util.SerializableConfiguration;
 public final class SparkHadoopConfs {
     private SparkHadoopConfs() {}
 
-    /** The session's Hadoop configuration plus the read or write options. */
+    /**
+     * The session's Hadoop configuration plus the read or write options.
+     *
+     * @param session the active session
+     * @param options the read's or write's options
+     * @return the configuration
+     */
     public static Configuration of(SparkSession session, Map<String, String> options) {
         Configuration base = ((org.apache.spark.sql.classic.SparkSession) session).sessionState().newHadoopConf();
         return HadoopConfs.of(base, options);
     }
 
-    /** Ships {@code conf} to the executors once; tasks read it with {@code value().value()}. */
+    /**
+     * Ships {@code conf} to the executors once; tasks read it with {@code value().value()}.
+     *
+     * @param session the active session
+     * @param conf the configuration
+     * @return the broadcast
+     */
     public static Broadcast<SerializableConfiguration> broadcast(SparkSession session, Configuration conf) {
         return JavaSparkContext.fromSparkContext(session.sparkContext()).broadcast(new SerializableConfiguration(conf));
     }

@@ -3,9 +3,13 @@ package io.github.semyonsinchenko.safetensors.spark.read;
 import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import io.github.semyonsinchenko.safetensors.dataset.ColumnSchema;
 import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetException;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetVersions;
 import io.github.semyonsinchenko.safetensors.dataset.Manifest;
-import io.github.semyonsinchenko.safetensors.dataset.Shard;
+import io.github.semyonsinchenko.safetensors.dataset.ShardCheck;
 import io.github.semyonsinchenko.safetensors.dataset.TensorIndexFile;
+import io.github.semyonsinchenko.safetensors.format.Header;
+import io.github.semyonsinchenko.safetensors.dataset.Shard;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -34,16 +38,21 @@ public final class DatasetResolver {
 
     private DatasetResolver() {}
 
+    /**
+     * @param checkShards check the first shard against the manifest (the scan's resolution does;
+     *     schema inference, which resolves the same paths just before, does not repeat the read)
+     */
     public static ResolvedDataset resolve(CaseInsensitiveStringMap options, ReadOptions opts, StructType userSchema,
-                                          Configuration conf) {
+                                          Configuration conf, boolean checkShards) {
         List<String> roots = paths(options);
         if (roots.isEmpty()) {
             throw Errors.analysis("format(\"safetensors\") needs a path: use load(path)");
         }
         List<DatasetFile> files = new ArrayList<>();
         Manifest manifest = null;
-        String indexPath = null;
-        String indexCommitId = null;
+        Path manifestRoot = null;
+        String indexRoot = null;
+        Manifest indexed = null;
         try {
             for (String root : roots) {
                 Path p = new Path(root);
@@ -58,31 +67,29 @@ public final class DatasetResolver {
                         continue;
                     }
                     Path dir = st.getPath();
-                    Manifest m = Manifest.readFile(fs, new Path(dir, DatasetLayout.MANIFEST));
-                    if (m != null) {
+                    DatasetVersions.Snapshot snapshot = DatasetVersions.latest(fs, dir);
+                    if (snapshot != null) {
+                        Manifest m = snapshot.manifest();
                         if (manifest == null) {
                             manifest = m;
+                            manifestRoot = dir;
                         }
                         Map<String, Long> lengths = new HashMap<>();
                         for (FileStatus c : fs.listStatus(dir)) {
                             lengths.put(c.getPath().getName(), c.getLen());
                         }
                         for (Shard shard : m.shards()) {
-                            Path sp = new Path(dir, shard.file());
+                            Path sp = new Path(dir, shard.file()); // normalised, inside the root (Manifest)
                             Long len = lengths.get(sp.getName());
                             if (len == null || !sp.getParent().equals(dir)) {
                                 len = fs.getFileStatus(sp).getLen(); // fails clearly if missing
                             }
                             files.add(new DatasetFile(sp.toString(), len, shard.samples()));
                         }
-                        // Only the index the manifest names, written by the same commit: the index is
-                        // replaced just before the manifest, so it may already be the next version's.
-                        if (m.indexFile() != null && indexPath == null && roots.size() == 1 && matched.length == 1) {
-                            Path ip = new Path(dir, m.indexFile());
-                            if (fs.exists(ip)) {
-                                indexPath = ip.toString();
-                                indexCommitId = m.commitId(); // checked against the index as it is read
-                            }
+                        // The index picks files only for a read of this one dataset; it is checked when used.
+                        if (m.hasIndex() && indexed == null && roots.size() == 1 && matched.length == 1) {
+                            indexed = m;
+                            indexRoot = dir.toString();
                         }
                     } else {
                         FileStatus[] children = fs.listStatus(dir);
@@ -102,6 +109,11 @@ public final class DatasetResolver {
                     }
                 }
             }
+            if (checkShards && manifest != null && manifest.writeMode() != null && !manifest.shards().isEmpty()) {
+                checkFirstShard(manifestRoot.getFileSystem(conf), manifestRoot, manifest);
+            }
+        } catch (DatasetException e) {
+            throw Errors.analysis("cannot read safetensors dataset " + roots + ": " + e.getMessage(), e);
         } catch (IOException e) {
             throw Errors.analysis("cannot list safetensors dataset " + roots + ": " + e.getMessage(), e);
         }
@@ -123,12 +135,16 @@ public final class DatasetResolver {
         if (manifestNames) {
             manifestSchema.putAll(manifest.schema());
             naming.addAll(manifest.schema().keySet());
-            if (naming.isEmpty() && indexPath != null) {
-                // A manifest without a schema: the index names the columns.
+            if (naming.isEmpty() && indexed != null) {
+                // A manifest without a schema: the index names the columns (when it passes its checks).
                 try {
-                    naming.addAll(TensorIndexFile.columns(new Path(indexPath), indexCommitId, conf));
+                    Path r = new Path(indexRoot);
+                    List<String> fromIndex = TensorIndexFile.columns(r.getFileSystem(conf), conf, r, indexed);
+                    if (fromIndex != null) {
+                        naming.addAll(fromIndex);
+                    }
                 } catch (IOException e) {
-                    throw Errors.analysis("cannot read the tensor index " + indexPath + ": " + e.getMessage(), e);
+                    throw Errors.analysis("cannot read the tensor index of " + indexRoot + ": " + e.getMessage(), e);
                 }
             }
         }
@@ -149,7 +165,23 @@ public final class DatasetResolver {
         }
         String kvSeparator = manifestNames && layout == ReadOptions.Layout.KV ? manifest.kvSeparator() : null;
         return new ResolvedDataset(files, layout, batchNaming, naming, kvSeparator, manifestSchema,
-                manifestNames ? indexPath : null, indexCommitId, manifest != null);
+                manifestNames ? indexRoot : null, manifestNames ? indexed : null, manifest != null,
+                manifestNames ? ShardCheck.of(manifest) : null);
+    }
+
+    /**
+     * The first shard against the manifest, on the driver, so a manifest that disagrees with its
+     * shards (another separator, other columns, dtypes or shapes) is an error before any task runs;
+     * the readers check every shard they open the same way.
+     */
+    private static void checkFirstShard(FileSystem fs, Path root, Manifest manifest) throws IOException {
+        ShardCheck check = ShardCheck.of(manifest);
+        Path first = new Path(root, manifest.shards().get(0).file());
+        Header h;
+        try (java.io.InputStream in = fs.open(first)) {
+            h = Header.read(in, fs.getFileStatus(first).getLen(), first.toString());
+        }
+        check.check(h, first.toString());
     }
 
     /**
@@ -162,7 +194,8 @@ public final class DatasetResolver {
         int shards = 0;
         for (FileStatus c : children) {
             String name = c.getPath().getName();
-            if (c.isDirectory() && (name.equals(DatasetLayout.HISTORY) || name.equals(DatasetLayout.STAGING))) {
+            if (c.isDirectory() && (name.equals(DatasetLayout.HISTORY) || name.equals(DatasetLayout.STAGING)
+                    || name.equals(DatasetLayout.INDEX_VERSIONS))) {
                 traces.add(name + "/");
             } else if (name.startsWith("." + DatasetLayout.MANIFEST + ".")) {
                 traces.add(name);

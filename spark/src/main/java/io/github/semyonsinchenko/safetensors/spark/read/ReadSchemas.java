@@ -18,6 +18,6 @@ public final class ReadSchemas {
                     + " index or the first file's header");
         }
         var conf = SparkHadoopConfs.of(SparkSession.active(), options.asCaseSensitiveMap());
-        return SchemaInference.infer(DatasetResolver.resolve(options, read, null, conf), conf, read.ignoreCorruptFiles());
+        return SchemaInference.infer(DatasetResolver.resolve(options, read, null, conf, false), conf, read.ignoreCorruptFiles());
     }
 }

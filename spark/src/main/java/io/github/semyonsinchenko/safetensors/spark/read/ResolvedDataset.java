@@ -1,6 +1,8 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
 import io.github.semyonsinchenko.safetensors.dataset.ColumnSchema;
+import io.github.semyonsinchenko.safetensors.dataset.Manifest;
+import io.github.semyonsinchenko.safetensors.dataset.ShardCheck;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
@@ -18,19 +20,28 @@ import java.util.Map;
  * @param kvSeparator kv tensors are {@code <key><kvSeparator><column>}; null: the names of earlier
  *     versions, and of plain files read as kv ({@code TensorNames.parseKv})
  * @param manifestSchema per-sample dtype and shape of each column, from the manifest; may be empty
- * @param indexPath the tensor index, or null when the dataset has none
- * @param indexCommitId the commit the index must come from (the manifest's {@code commit_id})
- * @param hasManifest whether a {@code dataset_manifest.json} was found
+ * @param indexRoot the dataset root whose index can pick files, or null (driver only)
+ * @param indexed the version whose index can pick files (it has one, and the read is of that one
+ *     dataset alone), or null (driver only)
+ * @param hasManifest whether a committed version was found
+ * @param shardCheck what every shard of the version must agree with, or null (plain files, the
+ *     original connector's datasets)
  */
 public record ResolvedDataset(List<DatasetFile> files, ReadOptions.Layout layout, boolean batchNaming,
                               List<String> namingColumns, String kvSeparator,
                               Map<String, ColumnSchema> manifestSchema,
-                              String indexPath, String indexCommitId, boolean hasManifest)
+                              String indexRoot, Manifest indexed, boolean hasManifest, ShardCheck shardCheck)
         implements Serializable {
     public ResolvedDataset {
         files = List.copyOf(files);
         namingColumns = List.copyOf(namingColumns);
         manifestSchema = Map.copyOf(manifestSchema);
+    }
+
+    /** This dataset as the executors need it: no file list, no index (each partition carries its file). */
+    ResolvedDataset forExecutors() {
+        return new ResolvedDataset(List.of(), layout, batchNaming, namingColumns, kvSeparator, manifestSchema, null,
+                null, hasManifest, shardCheck);
     }
 
     /** The column a plain file read as kv gets when nothing names its columns. */

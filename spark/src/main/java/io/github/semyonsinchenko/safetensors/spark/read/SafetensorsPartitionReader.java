@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.read;
 
+import io.github.semyonsinchenko.safetensors.dataset.DatasetException;
 import io.github.semyonsinchenko.safetensors.format.SafetensorsException;
 import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import java.io.IOException;
@@ -81,6 +82,9 @@ final class SafetensorsPartitionReader implements PartitionReader<InternalRow> {
     private void open() throws IOException {
         try {
             source = TensorSource.open(file, conf, needData, options.mmap());
+            if (dataset.shardCheck() != null) {
+                dataset.shardCheck().check(source.header(), file.path());
+            }
             List<RowSpec> all = RowPlanner.plan(source.header(), dataset, wideColumns, options.unbatch(),
                     file.samples(), file.path());
             List<RowSpec> kept = new ArrayList<>(all.size());
@@ -95,6 +99,9 @@ final class SafetensorsPartitionReader implements PartitionReader<InternalRow> {
             } else if (needData) {
                 source.expect(dataCells(kept), options.coalesceGapBytes(), options.maxReadBytes());
             }
+        } catch (DatasetException e) {
+            closeSource();
+            throw e; // the manifest and this shard disagree: not a corrupt file to skip
         } catch (IOException | RuntimeException e) {
             closeSource();
             if (isMissing(e)) {

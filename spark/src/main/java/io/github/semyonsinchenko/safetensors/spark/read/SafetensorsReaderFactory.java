@@ -33,8 +33,7 @@ public final class SafetensorsReaderFactory implements PartitionReaderFactory {
                              StructType readSchema, ReadOptions options, MetaFilter filter) {
         this.conf = conf;
         // The dataset's file list stays on the driver: each partition carries its own file.
-        this.dataset = new ResolvedDataset(List.of(), dataset.layout(), dataset.batchNaming(),
-                dataset.namingColumns(), dataset.kvSeparator(), dataset.manifestSchema(), null, null, dataset.hasManifest());
+        this.dataset = dataset.forExecutors();
         List<String> cols = new ArrayList<>();
         for (StructField f : tableSchema.fields()) {
             if (TensorStruct.is(f.dataType())) {

@@ -72,7 +72,7 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         if (planned == null) {
             Set<String> keys = MetaFilter.keyRestriction(filter);
             planned = dataset.files();
-            if (keys != null && dataset.layout() == ReadOptions.Layout.KV && dataset.indexPath() != null
+            if (keys != null && dataset.layout() == ReadOptions.Layout.KV && dataset.indexed() != null
                     && options.useIndex()) {
                 List<DatasetFile> fromIndex = filesFromIndex(keys);
                 if (fromIndex != null) {
@@ -84,26 +84,29 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         return planned;
     }
 
-    /** The files holding {@code keys}, or null when the index is not this manifest's. */
+    /**
+     * The files holding {@code keys}, or null when the index cannot be used: it is checked against the
+     * manifest and the shards it selects ({@link TensorIndexFile#filesHoldingKeys}), so a damaged or
+     * stale index means reading every file (same rows), never fewer rows.
+     */
     private List<DatasetFile> filesFromIndex(Set<String> keys) {
         if (keys.isEmpty()) {
             return List.of();
         }
-        Path root = io.github.semyonsinchenko.safetensors.dataset.DatasetLayout.rootOfIndex(
-                new Path(dataset.indexPath()));
-        Set<String> wanted = new HashSet<>();
+        Path root = new Path(dataset.indexRoot());
         Configuration conf = hadoopConf(SparkSession.active());
+        Set<String> wanted = new HashSet<>();
         try {
-            for (String f : TensorIndexFile.filesHoldingKeys(new Path(dataset.indexPath()),
-                    dataset.indexCommitId(), keys, conf)) {
+            Set<String> holding = TensorIndexFile.filesHoldingKeys(root.getFileSystem(conf), conf, root,
+                    dataset.indexed(), keys);
+            if (holding == null) {
+                return null;
+            }
+            for (String f : holding) {
                 wanted.add(new Path(root, f).toString());
             }
-        } catch (TensorIndexFile.StaleIndexException e) {
-            // A commit replaced the index after this manifest was read: every file, same rows.
-            return null;
         } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("cannot read the tensor index " + dataset.indexPath() + ": "
-                    + e.getMessage(), e);
+            return null; // the file system of the root is unreachable: let the full scan report it
         }
         List<DatasetFile> out = new ArrayList<>();
         for (DatasetFile f : dataset.files()) {
@@ -155,7 +158,7 @@ public final class SafetensorsScan implements Scan, Batch, SupportsMetadata {
         m.put("Layout", dataset.layout().name().toLowerCase(java.util.Locale.ROOT));
         m.put("Unbatch", String.valueOf(options.unbatch()));
         m.put("Files", String.valueOf(dataset.files().size()));
-        m.put("Index", dataset.indexPath() == null ? "none" : new Path(dataset.indexPath()).getName());
+        m.put("Index", dataset.indexed() == null ? "none" : dataset.indexed().indexFile());
         m.put("PushedFilters", pushedString());
         m.put("ReadSchema", readSchema.simpleString());
         return scala.collection.immutable.Map.from(CollectionConverters.asScala(m));

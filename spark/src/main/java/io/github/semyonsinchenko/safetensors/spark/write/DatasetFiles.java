@@ -2,6 +2,7 @@ package io.github.semyonsinchenko.safetensors.spark.write;
 
 import io.github.semyonsinchenko.safetensors.spark.conf.SparkHadoopConfs;
 import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetVersions;
 import java.io.IOException;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -22,8 +23,8 @@ final class DatasetFiles {
         return p.getFileSystem(conf).makeQualified(p);
     }
 
-    /** True when {@code root} holds a committed dataset: its manifest exists. */
+    /** True when {@code root} holds a committed dataset (see {@link DatasetVersions#exists}). */
     static boolean isCommitted(Path root, Configuration conf) throws IOException {
-        return root.getFileSystem(conf).exists(new Path(root, DatasetLayout.MANIFEST));
+        return DatasetVersions.exists(root.getFileSystem(conf), root);
     }
 }

@@ -1,15 +1,11 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
-import io.github.semyonsinchenko.safetensors.dataset.AppendRules;
 import io.github.semyonsinchenko.safetensors.dataset.ColumnSchema;
 import io.github.semyonsinchenko.safetensors.dataset.CrashPoints;
-import io.github.semyonsinchenko.safetensors.dataset.DatasetCommit;
 import io.github.semyonsinchenko.safetensors.dataset.DatasetLayout;
+import io.github.semyonsinchenko.safetensors.dataset.DatasetCommit;
 import io.github.semyonsinchenko.safetensors.dataset.IndexEntry;
-import io.github.semyonsinchenko.safetensors.dataset.Manifest;
 import io.github.semyonsinchenko.safetensors.dataset.Shard;
-import io.github.semyonsinchenko.safetensors.dataset.TensorIndexFile;
-import io.github.semyonsinchenko.safetensors.dataset.Vacuum;
 import io.github.semyonsinchenko.safetensors.spark.entry.CheckedWriterFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,11 +35,12 @@ import org.slf4j.LoggerFactory;
  *       {@code _staging/<job>/attempt-<partition>-<taskId>/} and returns a {@link ShardCommitMessage}.
  *       Spark's output commit coordinator ({@link #useCommitCoordinator()}) lets exactly one attempt
  *       per partition commit, so a speculative or retried duplicate never reaches {@link #commit}.</li>
- *   <li>{@link #commit} re-checks the save mode against the dataset as it is now, checks that all
- *       tasks (and, on append, the existing dataset) agree on dtypes and shapes and, with an index,
- *       that no key repeats; then {@link DatasetCommit} publishes the shards, replaces the index and
- *       replaces the manifest (the commit point). Nothing of the old version is deleted before that,
- *       whatever the mode: superseded files go later, by the retention rules of {@link Vacuum}.</li>
+ *   <li>{@link #commit} checks that all tasks agree on dtypes and shapes, then hands the shards to
+ *       the dataset module's {@link DatasetCommit}: it decides the save mode against the dataset as it
+ *       is now, publishes the shards, writes the version's index and claims the next version (the
+ *       commit point), rebasing an append on appends other writers committed meanwhile. Nothing a
+ *       committed version names is deleted, whatever the mode: superseded files go later, by the
+ *       retention rules of {@code Vacuum}.</li>
  *   <li>{@link #abort} (job failure, or a failed commit) removes shards already published by this
  *       job and the job's staging directory, which also holds every uncommitted attempt's files.</li>
  * </ol>
@@ -59,7 +56,6 @@ final class SafetensorsBatchWrite implements BatchWrite {
     private final Path jobStaging;
     private final String jobId;
     private DatasetCommit commit;
-    private boolean committed;
 
     SafetensorsBatchWrite(WriteOptions options, Configuration conf, Broadcast<SerializableConfiguration> broadcastConf,
                           boolean collectIndex, Path root, String jobId) {
@@ -96,22 +92,8 @@ final class SafetensorsBatchWrite implements BatchWrite {
     private void doCommit(WriterCommitMessage[] messages) throws IOException {
         CrashPoints.reached(CrashPoints.COMMIT_START);
         commit = new DatasetCommit(conf, root, options.commitPolicy, jobId);
-        FileSystem fs = commit.fs();
-        Manifest current = Manifest.read(fs, root);
-        boolean exists = current != null;
-        SaveMode mode = options.saveMode;
-        if (exists && mode == SaveMode.ErrorIfExists) {
-            throw new IOException("the path already holds a committed safetensors dataset (" + DatasetLayout.MANIFEST
-                    + " appeared while the job ran); use mode overwrite, append or ignore");
-        }
-        if (exists && mode == SaveMode.Ignore) {
-            removeStaging(fs);
-            committed = true;
-            return;
-        }
-        Manifest old = mode == SaveMode.Append ? current : null;
 
-        // ---- gather what the tasks wrote, in partition order
+        // ---- what the tasks wrote, in partition order
         List<ShardCommitMessage> msgs = new ArrayList<>();
         for (WriterCommitMessage m : messages) {
             if (m != null) {
@@ -139,74 +121,41 @@ final class SafetensorsBatchWrite implements BatchWrite {
                 }
             }
         }
-        List<Shard> newShards = new ArrayList<>();
-        List<IndexEntry> newIndex = new ArrayList<>();
-        for (ShardCommitMessage m : msgs) {
-            newShards.addAll(m.shards());
-            newIndex.addAll(m.index());
-        }
-
-        // ---- append: the new data must fit the existing dataset
-        List<Shard> allShards = new ArrayList<>();
-        if (old != null) {
-            checkAppendable(old, schema);
-            for (Map.Entry<String, ColumnSchema> e : old.schema().entrySet()) {
-                ColumnSchema now = schema.putIfAbsent(e.getKey(), e.getValue());
-                if (now != null) {
-                    schema.put(e.getKey(), e.getValue().mergeKv(now));
-                }
-            }
-            allShards.addAll(old.shards());
-        }
-        allShards.addAll(newShards);
-
-        // ---- index and the cross-shard duplicate check
-        boolean writeIndex = collectIndex || (old != null && old.hasIndex());
-        List<IndexEntry> allIndex = new ArrayList<>();
-        if (writeIndex) {
-            if (old != null) {
-                allIndex.addAll(TensorIndexFile.of(fs, conf, root, old));
-            }
-            allIndex.addAll(newIndex);
-            if (options.mode == WriteOptions.Mode.KV && options.duplicates == WriteOptions.Duplicates.FAIL) {
-                checkNoDuplicates(allIndex);
-            }
-        }
-
-        // ---- apply (DatasetCommit): readers see the current version until the manifest is replaced
-        fs.mkdirs(root);
+        List<DatasetCommit.Staged> staged = new ArrayList<>();
+        List<IndexEntry> index = collectIndex ? new ArrayList<>() : null;
         for (ShardCommitMessage m : msgs) {
             for (Shard s : m.shards()) {
-                commit.publish(new Path(m.stagingDir(), s.file()), s.file());
+                staged.add(new DatasetCommit.Staged(new Path(m.stagingDir(), s.file()), s));
+            }
+            if (index != null) {
+                index.addAll(m.index());
             }
         }
-        String indexFile = writeIndex ? commit.writeIndex(conf, allIndex) : null;
-        boolean batch = options.mode == WriteOptions.Mode.BATCH;
-        Manifest manifest = Manifest.of(batch ? "batch" : "kv", schema, allShards,
-                batch ? options.batchSize : null,
-                batch ? options.tail.name().toLowerCase(java.util.Locale.ROOT) : null,
-                batch ? options.packBatches : null,
-                batch ? null : options.nameCol, batch ? null : options.kvSeparator,
-                indexFile, commit.nextVersion(current), jobId);
-        commit.commitManifest(manifest, current);
-        committed = true;
-        cleanUp(fs);
+        DatasetCommit.Change change = new DatasetCommit.Change(operation(options.saveMode), options.layout(),
+                options.columns.stream().map(ColumnSpec::name).toList(), schema, staged, index,
+                options.mode == WriteOptions.Mode.KV && options.duplicates == WriteOptions.Duplicates.FAIL);
+        DatasetCommit.Committed done = commit.commit(change);
+        if (!done.committed()) {
+            removeStaging(commit.fs()); // ignore: a dataset appeared while the job ran
+            return;
+        }
+        try {
+            removeStaging(commit.fs());
+            CrashPoints.reached(CrashPoints.STAGING_REMOVED);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("safetensors commit of {} succeeded but removing its staging directory failed (a later commit or"
+                    + " vacuum retries): {}", root, e.toString());
+        }
+        commit.cleanUp();
     }
 
-    /** After the commit: this job's staging, then the retention (failures are logged, the commit stands). */
-    private void cleanUp(FileSystem fs) {
-        try {
-            removeStaging(fs);
-            CrashPoints.reached(CrashPoints.STAGING_REMOVED);
-            Vacuum.Report r = Vacuum.run(conf, root, options.commitPolicy, false);
-            if (!r.deletions().isEmpty()) {
-                LOG.info("safetensors commit of {} removed {} superseded or orphaned path(s), {} bytes", root,
-                        r.deletions().size(), r.bytes());
-            }
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("safetensors commit of {} succeeded but its cleanup failed (a later commit or vacuum retries):"
-                    + " {}", root, e.toString());
-        }
+    private static DatasetCommit.Operation operation(SaveMode mode) {
+        return switch (mode) {
+            case ErrorIfExists -> DatasetCommit.Operation.CREATE;
+            case Ignore -> DatasetCommit.Operation.CREATE_OR_SKIP;
+            case Overwrite -> DatasetCommit.Operation.OVERWRITE;
+            case Append -> DatasetCommit.Operation.APPEND;
+        };
     }
 
     /** Deletes the job's staging directory, and {@code _staging} itself once no other job uses it. */
@@ -222,33 +171,10 @@ final class SafetensorsBatchWrite implements BatchWrite {
         }
     }
 
-    private void checkAppendable(Manifest old, Map<String, ColumnSchema> schema) throws IOException {
-        String problem = options.appendProblem(old);
-        if (problem == null) {
-            problem = AppendRules.schemaProblem(old, schema);
-        }
-        if (problem != null) {
-            throw new IOException("cannot append to " + root + ": " + problem);
-        }
-    }
-
-    private static void checkNoDuplicates(List<IndexEntry> index) throws IOException {
-        Map<String, String> fileOf = new HashMap<>();
-        for (IndexEntry e : index) {
-            String id = e.column() + "\u0000" + e.tensorKey();
-            String before = fileOf.putIfAbsent(id, e.fileName());
-            if (before != null) {
-                throw new IOException("duplicate key '" + e.tensorKey() + "' (column '" + e.column() + "') in "
-                        + before + " and " + e.fileName() + "; with duplicatesStrategy=fail every key must be "
-                        + "unique in the dataset");
-            }
-        }
-    }
-
     @Override
     public void abort(WriterCommitMessage[] messages) {
         try {
-            if (commit != null && !committed) {
+            if (commit != null && !commit.committed()) {
                 commit.unpublish();
             }
             removeStaging(root.getFileSystem(conf));

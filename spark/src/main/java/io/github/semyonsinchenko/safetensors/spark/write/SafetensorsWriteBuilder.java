@@ -1,5 +1,6 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
+import io.github.semyonsinchenko.safetensors.dataset.DatasetException;
 import io.github.semyonsinchenko.safetensors.dataset.Manifest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -70,6 +71,9 @@ public final class SafetensorsWriteBuilder implements WriteBuilder, SupportsTrun
                     collectIndex |= old.hasIndex();
                 }
             }
+        } catch (DatasetException e) {
+            // e.g. a manifest that exists but cannot be read: never written over as if absent
+            throw sneaky(WriteErrors.analysis("cannot write to " + options.path + ": " + e.getMessage()));
         } catch (IOException e) {
             throw new UncheckedIOException("[safetensors] cannot inspect " + options.path + ": " + e.getMessage(), e);
         }

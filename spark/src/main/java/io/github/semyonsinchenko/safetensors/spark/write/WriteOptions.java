@@ -4,7 +4,8 @@ import static io.github.semyonsinchenko.safetensors.spark.write.WriteErrors.anal
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.dataset.AppendRules;
-import io.github.semyonsinchenko.safetensors.dataset.DatasetCommit;
+import io.github.semyonsinchenko.safetensors.dataset.CommitPolicy;
+import io.github.semyonsinchenko.safetensors.dataset.Layout;
 import io.github.semyonsinchenko.safetensors.dataset.TensorNames;
 import io.github.semyonsinchenko.safetensors.options.OptionException;
 import io.github.semyonsinchenko.safetensors.options.Options;
@@ -50,7 +51,7 @@ final class WriteOptions implements Serializable {
     private static Set<String> knownOptions() {
         Set<String> k = new java.util.HashSet<>(Set.of("path", COLUMNS, DTYPE, SHAPES, BATCH_SIZE, NAME_COL,
                 TAIL_STRATEGY, DUPLICATES_STRATEGY, GENERATE_INDEX, TARGET_SHARD_SIZE_MB, KV_SEPARATOR, PACK_BATCHES));
-        k.addAll(DatasetCommit.Policy.OPTIONS);
+        k.addAll(CommitPolicy.OPTIONS);
         return Set.copyOf(k);
     }
 
@@ -82,12 +83,12 @@ final class WriteOptions implements Serializable {
     final boolean generateIndex;
     final long targetShardBytes;
     final SaveMode saveMode;
-    final DatasetCommit.Policy commitPolicy;
+    final CommitPolicy commitPolicy;
 
     private WriteOptions(String path, Mode mode, List<ColumnSpec> columns, int batchSize, Tail tail,
                          boolean packBatches, String nameCol, int nameOrdinal, Duplicates duplicates,
                          String kvSeparator, boolean generateIndex, long targetShardBytes, SaveMode saveMode,
-                         DatasetCommit.Policy commitPolicy) {
+                         CommitPolicy commitPolicy) {
         this.path = path;
         this.mode = mode;
         this.columns = List.copyOf(columns);
@@ -104,12 +105,15 @@ final class WriteOptions implements Serializable {
         this.commitPolicy = commitPolicy;
     }
 
+    /** The write's layout, as the manifest records it. */
+    Layout layout() {
+        return mode == Mode.BATCH ? Layout.batch(batchSize, tail.name().toLowerCase(Locale.ROOT), packBatches)
+                : Layout.kv(nameCol, kvSeparator);
+    }
+
     /** Why this write cannot append to {@code old}, or null (the one rule: {@link AppendRules}). */
     String appendProblem(io.github.semyonsinchenko.safetensors.dataset.Manifest old) {
-        boolean batch = mode == Mode.BATCH;
-        return AppendRules.layoutProblem(old, batch ? "batch" : "kv", batch ? batchSize : null,
-                batch ? tail.name().toLowerCase(Locale.ROOT) : null, batch ? null : kvSeparator,
-                columns.stream().map(ColumnSpec::name).toList());
+        return AppendRules.layoutProblem(old, layout(), columns.stream().map(ColumnSpec::name).toList());
     }
 
     /** Spellings of {@link #TAIL_STRATEGY}. */
@@ -173,7 +177,7 @@ final class WriteOptions implements Serializable {
         List<ColumnSpec> specs = ColumnSpecs.resolve(schema, options.string(COLUMNS, null),
                 options.string(SHAPES, null), dtype, mode, nameCol, kvSeparator, packBatches);
         return new WriteOptions(path, mode, specs, batchSize, tail, packBatches, nameCol, nameOrdinal, duplicates,
-                kvSeparator, generateIndex, shardMb * (1L << 20), saveMode, DatasetCommit.Policy.parse(options));
+                kvSeparator, generateIndex, shardMb * (1L << 20), saveMode, CommitPolicy.parse(options));
     }
 
     /** The key column's ordinal: {@code name_col} must name a string column. */

@@ -59,11 +59,16 @@ class NoSilentWrongReadsTest extends SparkTestBase {
         Path root = tmp.resolve("ds");
         CrashChild.writeWithSpark(spark, root.toString(), "errorifexists", 1, 20, "1", "1d");
         assertEquals(20, read(root).count());
+        // Without dataset_manifest.json the history says which version is current (the commit point).
         Files.move(root.resolve(DatasetLayout.MANIFEST), tmp.resolve("saved-manifest"));
+        assertEquals(20, read(root).count());
+        // Without both, nothing says which files form a version.
+        Files.move(root.resolve(DatasetLayout.HISTORY), tmp.resolve("saved-history"));
+        Files.createDirectories(root.resolve(DatasetLayout.STAGING));
 
         AnalysisException e = assertThrows(AnalysisException.class, () -> read(root));
         assertTrue(e.getMessage().contains("is or was a safetensors dataset") && e.getMessage().contains(
-                "_manifests/") && e.getMessage().contains("2 shard file(s)") && e.getMessage().contains("looseFiles"),
+                "_staging/") && e.getMessage().contains("2 shard file(s)") && e.getMessage().contains("looseFiles"),
                 e.getMessage());
         // Asked for explicitly: the files, one row per file (wide layout of plain files).
         assertEquals(2, read(root, "looseFiles", "true").count());

@@ -57,11 +57,11 @@ import org.junit.jupiter.api.io.TempDir;
 class CrashPointMatrixTest {
     static final List<String> POINTS = List.of(CrashPoints.TASK_RUNNING, CrashPoints.TASK_STAGED,
             CrashPoints.COMMIT_START, CrashPoints.SHARD_RENAMED + ":1", CrashPoints.SHARD_RENAMED + ":2",
-            CrashPoints.INDEX_WRITTEN, CrashPoints.BEFORE_MANIFEST, CrashPoints.AFTER_MANIFEST,
-            CrashPoints.STAGING_REMOVED, CrashPoints.CLEANUP_DELETED);
-    /** Points after which the new version is the committed one. */
-    static final Set<String> COMMITTED = Set.of(CrashPoints.AFTER_MANIFEST, CrashPoints.STAGING_REMOVED,
-            CrashPoints.CLEANUP_DELETED);
+            CrashPoints.INDEX_WRITTEN, CrashPoints.BEFORE_CLAIM, CrashPoints.CLAIMED, CrashPoints.AFTER_MANIFEST,
+            CrashPoints.INDEX_COPIED, CrashPoints.STAGING_REMOVED, CrashPoints.CLEANUP_DELETED);
+    /** Points after which the new version is the committed one (the history entry is the commit point). */
+    static final Set<String> COMMITTED = Set.of(CrashPoints.CLAIMED, CrashPoints.AFTER_MANIFEST,
+            CrashPoints.INDEX_COPIED, CrashPoints.STAGING_REMOVED, CrashPoints.CLEANUP_DELETED);
     static final List<String> MODES = List.of("errorifexists", "ignore", "overwrite", "append");
     static final int V1_ROWS = 6;
     static final int V2_ROWS = 10;
@@ -232,15 +232,24 @@ class CrashPointMatrixTest {
         org.apache.hadoop.fs.Path r = new org.apache.hadoop.fs.Path(root.toUri());
         Manifest m = Manifest.readFile(FileSystem.get(r.toUri(), conf), new org.apache.hadoop.fs.Path(r,
                 DatasetLayout.MANIFEST));
-        Set<String> want = new TreeSet<>(m.files());
-        want.add(DatasetLayout.MANIFEST);
-        want.add(DatasetLayout.HISTORY + "/" + DatasetLayout.historyName(m.version()));
+        Set<String> want = currentFiles(m);
         Set<String> have = new TreeSet<>();
         try (Stream<Path> s = Files.walk(root)) {
             s.filter(Files::isRegularFile).forEach(p -> have.add(root.relativize(p).toString()));
         }
         assertEquals(want, have, name + ": leftovers after the next commit");
         assertFalse(Files.exists(root.resolve(DatasetLayout.STAGING)), name + ": staging left");
+    }
+
+    /** What a dataset holds after a commit that kept no earlier version and no orphan: its version's files. */
+    static Set<String> currentFiles(Manifest m) {
+        Set<String> want = new TreeSet<>(m.files());
+        want.add(DatasetLayout.MANIFEST);
+        want.add(DatasetLayout.HISTORY + "/" + DatasetLayout.historyName(m.version()));
+        if (m.hasIndex()) {
+            want.add(DatasetLayout.INDEX_FILE); // the copy for other tools
+        }
+        return want;
     }
 
     /** A path with no dataset but the staging directory of a job that crashed two days ago. */

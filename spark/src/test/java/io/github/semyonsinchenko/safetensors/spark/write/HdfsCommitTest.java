@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HdfsCommitTest {
     static final List<String> POINTS = List.of(CrashPoints.SHARD_RENAMED + ":1", CrashPoints.INDEX_WRITTEN,
-            CrashPoints.BEFORE_MANIFEST, CrashPoints.AFTER_MANIFEST);
+            CrashPoints.BEFORE_CLAIM, CrashPoints.CLAIMED, CrashPoints.AFTER_MANIFEST);
 
     @TempDir
     static Path tmp;
@@ -80,7 +80,7 @@ class HdfsCommitTest {
             Path log = tmp.resolve(point.replace(':', '_') + ".log");
             int status = CrashPointMatrixTest.child("direct", root, "overwrite", point, log);
             assertEquals(CrashPoints.EXIT_STATUS, status, point + ": " + CrashPointMatrixTest.tail(log));
-            boolean committed = point.equals(CrashPoints.AFTER_MANIFEST);
+            boolean committed = point.equals(CrashPoints.CLAIMED) || point.equals(CrashPoints.AFTER_MANIFEST);
             Set<String> expected = committed ? CrashPointMatrixTest.rows(2, 10) : CrashPointMatrixTest.rows(1, 6);
             assertEquals(expected, read(root), point);
 
@@ -89,9 +89,7 @@ class HdfsCommitTest {
             after.addAll(CrashPointMatrixTest.rows(3, 4));
             assertEquals(after, read(root), point + " + append");
             Manifest m = Manifest.readFile(fs, new org.apache.hadoop.fs.Path(root, DatasetLayout.MANIFEST));
-            Set<String> want = new TreeSet<>(m.files());
-            want.add(DatasetLayout.MANIFEST);
-            want.add(DatasetLayout.HISTORY + "/" + DatasetLayout.historyName(m.version()));
+            Set<String> want = CrashPointMatrixTest.currentFiles(m);
             Set<String> have = new TreeSet<>();
             String prefix = fs.makeQualified(new org.apache.hadoop.fs.Path(root)).toString() + "/";
             RemoteIterator<LocatedFileStatus> it = fs.listFiles(new org.apache.hadoop.fs.Path(root), true);

@@ -98,7 +98,7 @@ class ManifestSchemaWriteTest {
                 .mode("append").option("name_col", "key").save(kv);
         rows(4).write().format("safetensors").mode("overwrite").option("name_col", "key")
                 .option("kv_separator", "::").save(kv);
-        assertEquals(3, validate(Path.of(kv)), "manifest and the retained versions 2, 3");
+        assertEquals(4, validate(Path.of(kv)), "manifest and versions 1-3 (a history entry stays until orphan_age)");
     }
 
     @Test

@@ -454,7 +454,8 @@ class SafetensorsWriteTest {
         Path withIndex = tmp.resolve("dupidx");
         Exception e = assertThrows(Exception.class, () -> twoTasks.write().format("safetensors")
                 .option("name_col", "key").option("generate_index", "true").save(withIndex.toString()));
-        assertTrue(causes(e).contains("duplicate key 'a' (column 'v') in part-00000-"), causes(e));
+        assertTrue(causes(e).contains("key 'a' (column 'v') in part-00000-")
+                && causes(e).contains("a key appears more than once in the dataset"), causes(e));
         assertEquals(List.of(), allFiles(withIndex), "nothing visible, staging removed");
 
         // Without the index keys are not compared across tasks (documented in format/dataset.md).
@@ -469,7 +470,10 @@ class SafetensorsWriteTest {
         floats(20).selectExpr("key", "vec", "array(id) as ids").write().format("safetensors")
                 .option("name_col", "key").option("generate_index", "true").save(out.toString());
         checkIndex(out, 40);
-        assertEquals(DatasetLayout.INDEX_FILE, manifest(out).get("index").get("file").asText());
+        // The version's own index, and a copy where tools read the index by its directory name.
+        String own = manifest(out).get("index").get("file").asText();
+        assertTrue(own.startsWith(DatasetLayout.INDEX_VERSIONS + "/") && Files.isRegularFile(out.resolve(own)), own);
+        assertArrayEquals(Files.readAllBytes(out.resolve(own)), Files.readAllBytes(out.resolve(DatasetLayout.INDEX_FILE)));
 
         // append keeps the index complete
         spark.range(100, 110, 1, 2).selectExpr("concat('k', id) as key",

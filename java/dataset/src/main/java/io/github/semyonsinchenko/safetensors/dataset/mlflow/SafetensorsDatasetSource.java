@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -65,18 +64,20 @@ public final class SafetensorsDatasetSource {
     /**
      * Reads {@code <path>/dataset_manifest.json}.
      *
+     * @param path the dataset root
+     * @param hadoopConf the Hadoop configuration (from Spark: the session's)
+     * @return the source
      * @throws FileNotFoundException naming the manifest when the path holds none (no committed dataset)
-     * @throws IOException if it cannot be read or is not a manifest
+     * @throws IOException if it cannot be read (a {@code DatasetException}) or is not a manifest
      */
     public static SafetensorsDatasetSource fromPath(String path, Configuration hadoopConf) throws IOException {
         Path root = new Path(path);
         FileSystem fs = root.getFileSystem(hadoopConf);
         Path qualified = fs.makeQualified(root);
         Path manifestPath = new Path(qualified, DatasetLayout.MANIFEST);
-        byte[] bytes;
-        try (InputStream in = fs.open(manifestPath)) {
-            bytes = in.readAllBytes();
-        } catch (FileNotFoundException e) {
+        // Absent and unreadable differ: a manifest the user may not read is never "not found".
+        byte[] bytes = Manifest.bytesOf(fs, manifestPath);
+        if (bytes == null) {
             throw new FileNotFoundException(DatasetLayout.MANIFEST + " not found at " + manifestPath
                     + ": not a committed safetensors dataset (write one with format(\"safetensors\") first)");
         }
@@ -106,23 +107,27 @@ public final class SafetensorsDatasetSource {
         }
     }
 
+    /** {@return the manifest's URI} */
     public String uri() {
         return manifestUri;
     }
 
+    /** {@return the dataset root's URI} */
     public String datasetUri() {
         return datasetUri;
     }
 
+    /** {@return the first 16 hex digits of the manifest bytes' SHA-256} */
     public String digest() {
         return digest;
     }
 
+    /** {@return the manifest} */
     public Manifest manifest() {
         return manifest;
     }
 
-    /** The MLflow dataset source document (what MLflow stores as the dataset's {@code source}). */
+    /** {@return the MLflow dataset source document (what MLflow stores as the dataset's {@code source})} */
     public String toJson() {
         ObjectNode root = JSON.createObjectNode();
         root.put("uri", manifestUri);
