@@ -2,12 +2,13 @@ package io.github.semyonsinchenko.safetensors.loader;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.io.RetryPolicy;
+import io.github.semyonsinchenko.safetensors.options.Options;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -158,64 +159,68 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         return new Builder();
     }
 
-    /** {@return a builder of the defaults overridden by {@code safetensors.loader.*} system properties, then {@code SAFETENSORS_LOADER_*} variables} */
+    /**
+     * {@return a builder of the defaults overridden by {@code safetensors.loader.*} system properties,
+     * then {@code SAFETENSORS_LOADER_*} variables}
+     *
+     * @throws io.github.semyonsinchenko.safetensors.options.OptionException (an
+     *     IllegalArgumentException) for a setting no knob has, naming the closest knob, or a value that
+     *     is not allowed
+     */
     public static Builder fromEnvironment() {
-        return fromEnvironment(System.getProperties()::getProperty, System.getenv());
+        Map<String, String> properties = new HashMap<>();
+        for (String name : System.getProperties().stringPropertyNames()) {
+            properties.put(name, System.getProperty(name));
+        }
+        return fromEnvironment(properties, System.getenv());
     }
 
-    static Builder fromEnvironment(Function<String, String> properties, Map<String, String> env) {
-        Builder b = new Builder();
-        Function<String, String> lookup = knob -> {
-            String v = properties.apply(PROPERTY_PREFIX + knob);
-            if (v == null) {
-                v = env.get(ENV_PREFIX + knob.replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT));
+    /** The knobs settable by property or variable. */
+    static final Set<String> KNOBS = Set.of("chunkBytes", "requestBytes", "maxConcurrentChunks", "workerThreads",
+            "prefetchDepth", "byteBudget", "legacy", "hugePages", "gapBytes");
+
+    static Builder fromEnvironment(Map<String, String> properties, Map<String, String> env) {
+        // Knob names: chunkBytes from safetensors.loader.chunkBytes or SAFETENSORS_LOADER_CHUNK_BYTES;
+        // a property wins over a variable.
+        Map<String, String> given = new HashMap<>();
+        env.forEach((name, value) -> {
+            if (name.startsWith(ENV_PREFIX)) {
+                given.put(camelCase(name.substring(ENV_PREFIX.length())), value);
             }
-            return v == null ? null : v.strip();
-        };
-        String v;
-        if ((v = lookup.apply("chunkBytes")) != null) {
-            b.chunkBytes(parseLong("chunkBytes", v));
-        }
-        if ((v = lookup.apply("requestBytes")) != null) {
-            b.requestBytes(Math.toIntExact(parseLong("requestBytes", v)));
-        }
-        if ((v = lookup.apply("maxConcurrentChunks")) != null) {
-            b.maxConcurrentChunks(Math.toIntExact(parseLong("maxConcurrentChunks", v)));
-        }
-        if ((v = lookup.apply("workerThreads")) != null) {
-            b.workerThreads(Math.toIntExact(parseLong("workerThreads", v)));
-        }
-        if ((v = lookup.apply("prefetchDepth")) != null) {
-            b.prefetchDepth(Math.toIntExact(parseLong("prefetchDepth", v)));
-        }
-        if ((v = lookup.apply("byteBudget")) != null) {
-            b.byteBudget(parseLong("byteBudget", v));
-        }
-        if ((v = lookup.apply("legacy")) != null) {
-            b.legacy(parseBoolean("legacy", v));
-        }
-        if ((v = lookup.apply("hugePages")) != null) {
-            b.hugePages(parseBoolean("hugePages", v));
-        }
-        if ((v = lookup.apply("gapBytes")) != null) {
-            b.gapBytes(parseLong("gapBytes", v));
-        }
-        return b;
+        });
+        properties.forEach((name, value) -> {
+            if (name.startsWith(PROPERTY_PREFIX)) {
+                given.put(name.substring(PROPERTY_PREFIX.length()), value);
+            }
+        });
+        Options o = Options.of("loader (safetensors.loader.* property or SAFETENSORS_LOADER_* variable)", given)
+                .requireKnown(KNOBS, name -> false);
+        Builder b = new Builder();
+        return b.chunkBytes(o.longValue("chunkBytes", b.chunkBytes, 1, Long.MAX_VALUE, "bytes"))
+                .requestBytes(o.intValue("requestBytes", b.requestBytes, 0, Integer.MAX_VALUE, "bytes"))
+                .maxConcurrentChunks(o.intValue("maxConcurrentChunks", b.maxConcurrentChunks, 1, Integer.MAX_VALUE,
+                        "chunks"))
+                .workerThreads(o.intValue("workerThreads", b.workerThreads, 1, Integer.MAX_VALUE, "threads"))
+                .prefetchDepth(o.intValue("prefetchDepth", b.prefetchDepth, 0, Integer.MAX_VALUE, "chunks"))
+                .byteBudget(o.longValue("byteBudget", b.byteBudget, 1, Long.MAX_VALUE, "bytes"))
+                .legacy(o.bool("legacy", b.legacy))
+                .hugePages(o.bool("hugePages", b.hugePages))
+                .gapBytes(o.longValue("gapBytes", b.gapBytes, 0, Long.MAX_VALUE, "bytes"));
     }
 
-    private static boolean parseBoolean(String knob, String value) {
-        if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
-            throw new IllegalArgumentException(knob + " must be true or false, got \"" + value + "\"");
+    /** {@code CHUNK_BYTES} as {@code chunkBytes}. */
+    private static String camelCase(String upperSnake) {
+        StringBuilder out = new StringBuilder();
+        boolean up = false;
+        for (char c : upperSnake.toCharArray()) {
+            if (c == '_') {
+                up = out.length() > 0;
+            } else {
+                out.append(up ? Character.toUpperCase(c) : Character.toLowerCase(c));
+                up = false;
+            }
         }
-        return Boolean.parseBoolean(value);
-    }
-
-    private static long parseLong(String knob, String value) {
-        try {
-            return Long.parseLong(value.replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(knob + " must be a whole number of bytes/units, got \"" + value + "\"");
-        }
+        return out.toString();
     }
 
     /** A mutable builder; {@link #build()} checks every value. */

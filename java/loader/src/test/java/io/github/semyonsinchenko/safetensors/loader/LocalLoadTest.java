@@ -411,7 +411,7 @@ class LocalLoadTest {
         Map<String, String> env = Map.of("SAFETENSORS_LOADER_CHUNK_BYTES", "5",
                 "SAFETENSORS_LOADER_MAX_CONCURRENT_CHUNKS", "9", "SAFETENSORS_LOADER_PREFETCH_DEPTH", "0",
                 "SAFETENSORS_LOADER_HUGE_PAGES", "TRUE");
-        LoaderConfig c = LoaderConfig.fromEnvironment(props::get, env).build();
+        LoaderConfig c = LoaderConfig.fromEnvironment(props, env).build();
         assertEquals(1_000_000, c.chunkBytes());
         assertTrue(c.legacy());
         assertEquals(9, c.maxConcurrentChunks());
@@ -433,11 +433,22 @@ class LocalLoadTest {
         assertFalse(d.hugePages(), "huge pages are opt-in: their first touch can stall on compaction");
         assertNotNull(d.hadoopConf());
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
-                () -> LoaderConfig.fromEnvironment(k -> null, Map.of("SAFETENSORS_LOADER_BYTE_BUDGET", "lots")));
-        assertTrue(bad.getMessage().contains("byteBudget"), bad.getMessage());
+                () -> LoaderConfig.fromEnvironment(Map.of(), Map.of("SAFETENSORS_LOADER_BYTE_BUDGET", "lots")));
+        assertTrue(bad.getMessage().contains("option 'byteBudget' is 'lots'; allowed: a whole number of bytes"),
+                bad.getMessage());
         IllegalArgumentException notBool = assertThrows(IllegalArgumentException.class,
-                () -> LoaderConfig.fromEnvironment(k -> null, Map.of("SAFETENSORS_LOADER_HUGE_PAGES", "yes")));
-        assertTrue(notBool.getMessage().contains("hugePages"), notBool.getMessage());
+                () -> LoaderConfig.fromEnvironment(Map.of(), Map.of("SAFETENSORS_LOADER_HUGE_PAGES", "yes")));
+        assertTrue(notBool.getMessage().contains("option 'hugePages' is 'yes'; allowed: true, false (default)"),
+                notBool.getMessage());
+        // A misspelt knob is refused, not ignored, whichever way it is set.
+        IllegalArgumentException misspelt = assertThrows(IllegalArgumentException.class,
+                () -> LoaderConfig.fromEnvironment(Map.of(), Map.of("SAFETENSORS_LOADER_CHUNK_BYTE", "5")));
+        assertTrue(misspelt.getMessage().contains("'chunkByte'; did you mean 'chunkBytes'?"), misspelt.getMessage());
+        misspelt = assertThrows(IllegalArgumentException.class, () -> LoaderConfig.fromEnvironment(
+                Map.of("safetensors.loader.prefetchdepht", "1"), Map.of()));
+        assertTrue(misspelt.getMessage().contains("did you mean 'prefetchDepth'?"), misspelt.getMessage());
+        assertEquals(3, LoaderConfig.fromEnvironment(Map.of("safetensors.loader.PREFETCHDEPTH", "3"), Map.of(
+                "OTHER_TOOL_SETTING", "x")).build().prefetchDepth(), "names are case-insensitive; others ignored");
         assertThrows(IllegalArgumentException.class, () -> LoaderConfig.builder().rank(2, 2).build());
         assertThrows(IllegalArgumentException.class, () -> LoaderConfig.builder().chunkBytes(0).build());
         assertThrows(IllegalArgumentException.class,
