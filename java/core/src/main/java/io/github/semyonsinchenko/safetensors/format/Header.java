@@ -59,23 +59,57 @@ public final class Header {
      * @param fileSize the whole file's size, or -1 when unknown (then the "data ends at the end of
      *     the file" rule is not checked)
      * @param source names the file or stream in error messages
+     * @return the validated header
+     * @throws SafetensorsException if the bytes break a format rule, naming the rule ({@link Violation})
      */
     public static Header parse(byte[] headerBytes, long fileSize, String source) throws SafetensorsException {
         return HeaderParser.parse(headerBytes, fileSize, source);
     }
 
-    /** {@link HeaderFraming#read(SeekableByteChannel, String)}. */
+    /**
+     * Reads and validates only the header (8 + N bytes) of a channel; see
+     * {@link HeaderFraming#read(SeekableByteChannel, String)}.
+     *
+     * @param channel the file, its size taken as the file size; left positioned after the header
+     * @param source names the file in error messages
+     * @return the validated header
+     * @throws SafetensorsException if the header breaks a format rule
+     * @throws IOException if reading the channel fails
+     */
     public static Header read(SeekableByteChannel channel, String source) throws IOException {
         return HeaderFraming.read(channel, source);
     }
 
-    /** {@link HeaderFraming#read(InputStream, long, String)}. */
+    /**
+     * Reads and validates only the header (8 + N bytes) from a stream, consuming nothing past it; see
+     * {@link HeaderFraming#read(InputStream, long, String)}.
+     *
+     * @param in the stream, positioned at the file's start
+     * @param fileSize the file's size, or -1 when unknown (then the end-of-file rules are not checked)
+     * @param source names the stream in error messages
+     * @return the validated header
+     * @throws SafetensorsException if the header breaks a format rule
+     * @throws IOException if reading the stream fails
+     */
     public static Header read(InputStream in, long fileSize, String source) throws IOException {
         return HeaderFraming.read(in, fileSize, source);
     }
 
-    /** A tensor to lay out: what the writer knows before any data is written. */
+    /**
+     * A tensor to lay out: what the writer knows before any data is written.
+     *
+     * @param name the tensor's name (not {@code __metadata__})
+     * @param dtype its element type
+     * @param shape its shape; copied, so later changes to the array do not reach the entry
+     */
     public record Entry(String name, Dtype dtype, long[] shape) {
+        /**
+         * Copies {@code shape}; the values are checked when the header is laid out.
+         *
+         * @param name the tensor's name
+         * @param dtype its element type
+         * @param shape its shape
+         */
         public Entry {
             shape = shape.clone();
         }
@@ -84,6 +118,14 @@ public final class Header {
     /**
      * Lays tensors out as the reference writer does (see {@link HeaderLayout#layout}). The result
      * passes the same validation as a parsed header.
+     *
+     * @param metadata the {@code __metadata__} strings, written in the map's order; no null key or value
+     * @param entries the tensors
+     * @param keepInsertionOrder lay tensors out in the order given instead of the reference's order
+     *     (descending dtype alignment, then name)
+     * @param target names the file being written in error messages
+     * @return the header, offsets assigned and bytes serialized
+     * @throws SafetensorsException if a name, shape, size or metadata value breaks a format rule
      */
     public static Header layout(Map<String, String> metadata, List<Entry> entries, boolean keepInsertionOrder,
                                 String target) throws SafetensorsException {
@@ -107,6 +149,8 @@ public final class Header {
      * with spaces to a multiple of 8, so the data section starts 8-byte aligned. A laid-out header
      * returns a copy of the bytes serialized by the layout; a parsed one is serialized compactly
      * into its N bytes.
+     *
+     * @return a new array of 8 + N bytes
      */
     public byte[] toBytes() {
         return serialized != null ? serialized.clone()
@@ -115,45 +159,57 @@ public final class Header {
 
     // ---------------------------------------------------------------- accessors
 
-    /** N: the header's length in bytes, padding included. */
+    /** {@return N: the header's length in bytes, padding included} */
     public long headerLength() {
         return headerLength;
     }
 
-    /** Where the data section starts in the file: 8 + N. */
+    /** {@return where the data section starts in the file: 8 + N} */
     public long dataOffset() {
         return PREFIX_BYTES + headerLength;
     }
 
-    /** Bytes in the data section (the last tensor's end). */
+    /** {@return bytes in the data section (the last tensor's end)} */
     public long dataSize() {
         return dataSize;
     }
 
-    /** The file size this header implies: 8 + N + data size. */
+    /** {@return the file size this header implies: 8 + N + data size} */
     public long fileSize() {
         return dataOffset() + dataSize;
     }
 
-    /** The tensors in the order of their offsets. */
+    /** {@return the tensors in the order of their offsets, unmodifiable} */
     public List<TensorInfo> tensors() {
         return tensors;
     }
 
-    /** O(1) lookup; null when absent. */
+    /**
+     * Looks a tensor up by name in O(1).
+     *
+     * @param name the tensor's name
+     * @return its entry, or null when the header has no such tensor
+     */
     public TensorInfo tensor(String name) {
         return byName.get(name);
     }
 
+    /**
+     * Whether the header has a tensor called {@code name}.
+     *
+     * @param name the tensor's name
+     * @return true if present
+     */
     public boolean contains(String name) {
         return byName.containsKey(name);
     }
 
+    /** {@return the number of tensors} */
     public int size() {
         return tensors.size();
     }
 
-    /** {@code __metadata__} in file order; empty when absent. */
+    /** {@return {@code __metadata__} in file order, unmodifiable; empty when absent} */
     public SequencedMap<String, String> metadata() {
         return metadata;
     }

@@ -19,13 +19,25 @@ public final class HeaderFraming {
     /** An input that can fill a buffer from a given position (e.g. {@code FSDataInputStream::readFully}). */
     @FunctionalInterface
     public interface PositionedInput {
-        /** Fills {@code buffer} with the bytes at {@code position}, or throws (e.g. EOFException). */
+        /**
+         * Fills all of {@code buffer} with the bytes starting at {@code position}.
+         *
+         * @param position the file offset of the first byte
+         * @param buffer the array to fill completely
+         * @throws IOException if the bytes cannot be read, e.g. an {@code EOFException} past the end
+         */
         void readFully(long position, byte[] buffer) throws IOException;
     }
 
     /**
      * Reads and validates only the header (8 + N bytes) of a channel positioned anywhere; the
      * channel's size is the file size. The channel's position is left after the header.
+     *
+     * @param channel the file
+     * @param source names the file in error messages
+     * @return the validated header
+     * @throws SafetensorsException if the header breaks a format rule
+     * @throws IOException if reading the channel fails
      */
     public static Header read(SeekableByteChannel channel, String source) throws IOException {
         long fileSize = channel.size();
@@ -47,7 +59,12 @@ public final class HeaderFraming {
      * Reads and validates only the header (8 + N bytes) from a stream; nothing past the header is
      * consumed.
      *
+     * @param in the stream, positioned at the file's start
      * @param fileSize the total size if known (enables the end-of-file rules), else -1
+     * @param source names the stream in error messages
+     * @return the validated header
+     * @throws SafetensorsException if the header breaks a format rule
+     * @throws IOException if reading the stream fails
      */
     public static Header read(InputStream in, long fileSize, String source) throws IOException {
         byte[] prefix = in.readNBytes(Header.PREFIX_BYTES);
@@ -68,7 +85,13 @@ public final class HeaderFraming {
      * Reads and validates only the header with two positioned reads (prefix, then N bytes) of a file
      * of {@code fileSize} bytes; N is checked against the size before the second read.
      *
+     * @param in the file's positioned reads
      * @param fileSize the file's size, which positioned inputs always know (e.g. from a FileStatus)
+     * @param source names the file in error messages
+     * @return the validated header
+     * @throws SafetensorsException if the header breaks a format rule
+     * @throws IOException if a read fails
+     * @throws IllegalArgumentException if {@code fileSize} is negative
      */
     public static Header read(PositionedInput in, long fileSize, String source) throws IOException {
         return read(in, fileSize, Header.PREFIX_BYTES, source);
@@ -80,8 +103,14 @@ public final class HeaderFraming {
      * that charge per request), then, only when N says the header goes on, exactly its remaining
      * bytes. N is checked against the size before the second read.
      *
+     * @param in the file's positioned reads
      * @param fileSize the file's size, which positioned inputs always know (e.g. from a FileStatus)
-     * @param firstReadBytes bytes of the first read (at least the prefix; at most the file)
+     * @param firstReadBytes bytes of the first read; raised to the prefix's 8 and capped at the file
+     * @param source names the file in error messages
+     * @return the validated header
+     * @throws SafetensorsException if the header breaks a format rule
+     * @throws IOException if a read fails
+     * @throws IllegalArgumentException if {@code fileSize} is negative
      */
     public static Header read(PositionedInput in, long fileSize, int firstReadBytes, String source)
             throws IOException {

@@ -16,7 +16,12 @@ import java.util.Locale;
 public final class JsonErrors {
     private JsonErrors() {}
 
-    /** A JSON syntax error of any document: "invalid JSON at line L, column C: what went wrong". */
+    /**
+     * Describes a JSON syntax error of any document.
+     *
+     * @param e the parser's exception
+     * @return "invalid JSON at line L, column C: what went wrong"
+     */
     public static String describe(JsonProcessingException e) {
         return describe(e, null);
     }
@@ -24,6 +29,10 @@ public final class JsonErrors {
     /**
      * The same for a document parsed from {@code text} (a parser over the characters, so that
      * locations are character offsets): the message can then say which character was unexpected.
+     *
+     * @param e the parser's exception
+     * @param text the characters parsed, or null when unknown
+     * @return "invalid JSON at line L, column C: what went wrong"
      */
     public static String describe(JsonProcessingException e, char[] text) {
         JsonLocation at = e.getLocation();

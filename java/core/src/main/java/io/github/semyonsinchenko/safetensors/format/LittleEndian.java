@@ -12,10 +12,15 @@ import java.nio.ByteOrder;
  * where it starts), and an unaligned layout spares the hot getters FFM's alignment check.
  */
 public final class LittleEndian {
+    /** i16 (and u16, f16, bf16 bits) values in memory. */
     public static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** i32 (and u32) values in memory. */
     public static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** i64 (and u64) values in memory. */
     public static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** f32 values in memory. */
     public static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** f64 values in memory. */
     public static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /*
@@ -43,7 +48,12 @@ public final class LittleEndian {
      */
     public static final boolean IS_NATIVE_ORDER = ByteOrder.nativeOrder() == ORDER;
 
-    /** The unaligned little-endian form of any value layout (for copies whose element type varies). */
+    /**
+     * The unaligned little-endian form of any value layout, for copies whose element type varies.
+     *
+     * @param element a value layout of any order and alignment
+     * @return the same carrier, byte-aligned and little-endian
+     */
     public static ValueLayout of(ValueLayout element) {
         return element.withByteAlignment(1).withOrder(ORDER);
     }

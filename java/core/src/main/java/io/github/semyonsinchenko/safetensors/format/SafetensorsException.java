@@ -12,14 +12,34 @@ import java.io.IOException;
 public final class SafetensorsException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** The rule broken. */
     private final Violation violation;
+    /** The file or stream, or null. */
     private final String source;
+    /** The tensor or metadata key involved, or null. */
     private final String tensor;
 
+    /**
+     * An exception whose message names the source, the tensor, the rule and the detail.
+     *
+     * @param violation the rule broken
+     * @param source the file or stream, or null ("&lt;unnamed source&gt;" in the message)
+     * @param tensor the tensor or metadata key involved, or null when the whole header is at fault
+     * @param detail the offending values in words, or null
+     */
     public SafetensorsException(Violation violation, String source, String tensor, String detail) {
         this(violation, source, tensor, detail, null);
     }
 
+    /**
+     * The same with the exception that revealed the violation.
+     *
+     * @param violation the rule broken
+     * @param source the file or stream, or null
+     * @param tensor the tensor or metadata key involved, or null
+     * @param detail the offending values in words, or null
+     * @param cause the underlying exception, or null
+     */
     public SafetensorsException(Violation violation, String source, String tensor, String detail, Throwable cause) {
         super(format(violation, source, tensor, detail), cause);
         this.violation = violation;
@@ -40,17 +60,17 @@ public final class SafetensorsException extends IOException {
         return sb.toString();
     }
 
-    /** Which rule was broken. */
+    /** {@return which rule was broken} */
     public Violation violation() {
         return violation;
     }
 
-    /** The file or stream description given when reading. */
+    /** {@return the file or stream description given when reading, or null} */
     public String source() {
         return source;
     }
 
-    /** The tensor (or metadata key) involved, or null when the violation concerns the whole header. */
+    /** {@return the tensor (or metadata key) involved, or null when the violation concerns the whole header} */
     public String tensor() {
         return tensor;
     }

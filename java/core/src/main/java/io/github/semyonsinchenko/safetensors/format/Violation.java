@@ -44,7 +44,7 @@ public enum Violation {
     /**
      * Reading (or writing) a mapped file faulted: another process truncated or replaced it while it
      * was mapped. Not a header rule; thrown by reads of the data, inside a
-     * {@link MappedFileFaultException}.
+     * {@link io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException}.
      */
     FILE_CHANGED_WHILE_MAPPED("the file was truncated or replaced while mapped (pages past its new end are gone)");
 
@@ -54,7 +54,7 @@ public enum Violation {
         this.rule = rule;
     }
 
-    /** The rule in words, as it appears in exception messages. */
+    /** {@return the rule in words, as it appears in exception messages} */
     public String rule() {
         return rule;
     }
