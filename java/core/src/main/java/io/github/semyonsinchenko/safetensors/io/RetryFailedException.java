@@ -11,6 +11,7 @@ import java.util.Locale;
 public final class RetryFailedException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** Attempts made, the failed last one included. */
     private final int attempts;
 
     RetryFailedException(String what, int attempts, IOException last) {
@@ -19,7 +20,7 @@ public final class RetryFailedException extends IOException {
         this.attempts = attempts;
     }
 
-    /** Attempts made, the failed last one included. */
+    /** {@return attempts made, the failed last one included} */
     public int attempts() {
         return attempts;
     }

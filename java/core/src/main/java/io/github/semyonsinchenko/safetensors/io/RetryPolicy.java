@@ -27,7 +27,13 @@ public final class RetryPolicy {
      */
     @FunctionalInterface
     public interface Attempt<T> {
-        /** Makes the request once; any {@link IOException} may be retried, unchecked exceptions never are. */
+        /**
+         * Makes the request once.
+         *
+         * @return the request's result
+         * @throws IOException if this attempt failed; the policy may retry it, while unchecked
+         *     exceptions are never retried
+         */
         T run() throws IOException;
     }
 
@@ -44,6 +50,8 @@ public final class RetryPolicy {
      * @param firstBackoff the wait after the first failure
      * @param maxBackoff the longest wait
      * @param jitter how far a wait may be moved at random, as a fraction of it, in {@code [0, 1)}
+     * @throws IllegalArgumentException if {@code maxAttempts} is below 1, a backoff is negative,
+     *     {@code maxBackoff} is below {@code firstBackoff}, or {@code jitter} is outside {@code [0, 1)}
      */
     public RetryPolicy(int maxAttempts, Duration firstBackoff, Duration maxBackoff, double jitter) {
         if (maxAttempts < 1) {
@@ -64,12 +72,18 @@ public final class RetryPolicy {
         this.jitter = jitter;
     }
 
-    /** Attempts in all, the first included. */
+    /** {@return attempts in all, the first included (1 or more)} */
     public int maxAttempts() {
         return maxAttempts;
     }
 
-    /** The wait after the {@code failedAttempts}-th failure (1 or more), before jitter. */
+    /**
+     * The wait after the {@code failedAttempts}-th failure, before jitter.
+     *
+     * @param failedAttempts failures so far, 1 or more
+     * @return {@code firstBackoff * 2^(failedAttempts-1)}, at most {@code maxBackoff}
+     * @throws IllegalArgumentException if {@code failedAttempts} is below 1
+     */
     public Duration backoff(int failedAttempts) {
         if (failedAttempts < 1) {
             throw new IllegalArgumentException("failedAttempts must be >= 1, got " + failedAttempts);

@@ -47,6 +47,7 @@ public final class Safetensors {
      * @param arena owns the memory the file is read into
      * @return the tensors by name, in offset order
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the file breaks a format rule
+     * @throws IOException if reading the file fails
      */
     public static Map<String, Tensor> loadFile(Path path, Arena arena) throws IOException {
         return SafetensorsBuffer.read(path, arena).asMap();
@@ -59,6 +60,7 @@ public final class Safetensors {
      * @param bytes a whole safetensors file
      * @return the tensors by name, in offset order
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the bytes break a format rule
+     * @throws IOException never otherwise: the bytes are parsed in memory
      */
     public static Map<String, Tensor> load(byte[] bytes) throws IOException {
         return SafetensorsBuffer.of(bytes).asMap();
@@ -71,6 +73,7 @@ public final class Safetensors {
      * @param image a whole safetensors file in memory
      * @return the parsed image
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the image breaks a format rule
+     * @throws IOException never otherwise: the image is parsed in memory
      */
     public static SafetensorsBuffer deserialize(MemorySegment image) throws IOException {
         return SafetensorsBuffer.of(image, "<memory>");
@@ -82,6 +85,7 @@ public final class Safetensors {
      * @param image a whole safetensors file
      * @return the parsed image
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the image breaks a format rule
+     * @throws IOException never otherwise: the image is parsed in memory
      */
     public static SafetensorsBuffer deserialize(byte[] image) throws IOException {
         return SafetensorsBuffer.of(image);
@@ -107,7 +111,8 @@ public final class Safetensors {
      * @param metadata the {@code __metadata__} entries
      * @param path the file to write
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the layout breaks a
-     *     format rule (e.g. an empty name)
+     *     format rule (e.g. a tensor named {@code __metadata__})
+     * @throws IOException if a tensor cannot be read or writing the file fails
      */
     public static void saveFile(Map<String, Tensor> tensors, Map<String, String> metadata, Path path)
             throws IOException {

@@ -101,6 +101,7 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
      * @return the parsed image
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the image breaks a
      *     format rule; the message names the source, the tensor and the rule
+     * @throws IOException never otherwise: the image is parsed in memory
      */
     public static SafetensorsBuffer of(MemorySegment image, String source) throws IOException {
         Objects.requireNonNull(image, "image");
@@ -118,6 +119,7 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
      * @param source names the image in error messages
      * @return the parsed image
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the image breaks a format rule
+     * @throws IOException never otherwise: the image is parsed in memory
      */
     public static SafetensorsBuffer of(byte[] image, String source) throws IOException {
         return of(MemorySegment.ofArray(image), source);
@@ -129,6 +131,7 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
      * @param image the whole file's bytes
      * @return the parsed image
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the image breaks a format rule
+     * @throws IOException never otherwise: the image is parsed in memory
      */
     public static SafetensorsBuffer of(byte[] image) throws IOException {
         return of(image, "<bytes>");
@@ -143,6 +146,7 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
      * @return the parsed image
      * @throws io.github.semyonsinchenko.safetensors.format.SafetensorsException if the file breaks a
      *     format rule
+     * @throws IOException if reading the file fails
      */
     public static SafetensorsBuffer read(Path path, Arena arena) throws IOException {
         Objects.requireNonNull(arena, "arena");

@@ -47,12 +47,23 @@ import java.util.UUID;
  *     .add("embeddings", Dtype.BF16, new long[] {vocab, 256}, segment)
  *     .write(Path.of("model.safetensors"));
  * }</pre>
+ *
+ * <p>A writer is not thread-safe; sources must stay unchanged until the file is written. Shapes,
+ * sizes and names are checked when the header is laid out ({@link #header()} and every
+ * {@code write}), not when tensors are added.
  */
 public final class SafetensorsWriter {
 
     /** Produces a tensor's bytes on demand; must write exactly the tensor's byte size. */
     @FunctionalInterface
     public interface ByteSource {
+        /**
+         * Writes the tensor's little-endian bytes.
+         *
+         * @param out where the bytes go; not to be closed
+         * @throws IOException if producing or writing the bytes fails; a byte count other than the
+         *     tensor's size fails the write too
+         */
         void writeTo(WritableByteChannel out) throws IOException;
     }
 
@@ -64,56 +75,160 @@ public final class SafetensorsWriter {
     private final Map<String, Object> sources = new HashMap<>();
     private boolean keepInsertionOrder;
 
-    /** Adds a {@code __metadata__} entry. */
+    /** An empty writer: no metadata, no tensors, the reference's layout order. */
+    public SafetensorsWriter() {
+    }
+
+    /**
+     * Adds a {@code __metadata__} entry, replacing an earlier value of the same key.
+     *
+     * @param key the key
+     * @param value the value
+     * @return this writer
+     */
     public SafetensorsWriter metadata(String key, String value) {
         metadata.put(key, value);
         return this;
     }
 
-    /** Adds all entries to {@code __metadata__}, in the map's iteration order. */
+    /**
+     * Adds all entries to {@code __metadata__}, in the map's iteration order.
+     *
+     * @param entries the entries; a null key or value fails the write
+     * @return this writer
+     */
     public SafetensorsWriter metadata(Map<String, String> entries) {
         metadata.putAll(entries);
         return this;
     }
 
-    /** Keep tensors in the order they were added instead of the reference's alignment order. */
+    /**
+     * Whether tensors keep the order they were added in instead of the reference's alignment order.
+     *
+     * @param keep true to keep insertion order
+     * @return this writer
+     */
     public SafetensorsWriter keepInsertionOrder(boolean keep) {
         this.keepInsertionOrder = keep;
         return this;
     }
 
-    /** A tensor whose little-endian bytes are in {@code data} (any segment: mapped, native or heap). */
+    /**
+     * Adds a tensor whose little-endian bytes are in {@code data} (any segment: mapped, native or heap).
+     *
+     * @param name the tensor's name, unique in the file
+     * @param dtype its element type
+     * @param shape its shape
+     * @param data exactly the tensor's bytes; read when the file is written
+     * @return this writer
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a tensor of that name was already added
+     */
     public SafetensorsWriter add(String name, Dtype dtype, long[] shape, MemorySegment data) {
         return put(name, dtype, shape, data);
     }
 
-    /** A tensor whose bytes are written by {@code source} when the file is streamed. */
+    /**
+     * Adds a tensor whose bytes are written by {@code source} when the file is streamed.
+     *
+     * @param name the tensor's name, unique in the file
+     * @param dtype its element type
+     * @param shape its shape
+     * @param source writes exactly the tensor's bytes, once per write
+     * @return this writer
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a tensor of that name was already added
+     */
     public SafetensorsWriter add(String name, Dtype dtype, long[] shape, ByteSource source) {
         return put(name, dtype, shape, source);
     }
 
-    /** Raw little-endian bytes, e.g. BOOL, U8, I8, F8_*, F4 or F6 packed data. */
+    /**
+     * Adds a tensor from raw little-endian bytes, e.g. BOOL, U8, I8, F8_*, F4 or F6 packed data.
+     *
+     * @param name the tensor's name, unique in the file
+     * @param dtype its element type
+     * @param shape its shape
+     * @param data the bytes, read when the file is written
+     * @return this writer
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a tensor of that name was already added
+     */
     public SafetensorsWriter add(String name, Dtype dtype, long[] shape, byte[] data) {
         return put(name, dtype, shape, new HeapArray(MemorySegment.ofArray(data), ValueLayout.JAVA_BYTE));
     }
 
-    /** 16-bit elements (I16, U16, or F16/BF16 bit patterns). */
+    /**
+     * Adds a tensor of 16-bit elements (I16, U16, or F16/BF16 bit patterns).
+     *
+     * @param name the tensor's name, unique in the file
+     * @param dtype its element type
+     * @param shape its shape
+     * @param data the elements, written little-endian
+     * @return this writer
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a tensor of that name was already added
+     */
     public SafetensorsWriter add(String name, Dtype dtype, long[] shape, short[] data) {
         return put(name, dtype, shape, new HeapArray(MemorySegment.ofArray(data), ValueLayout.JAVA_SHORT));
     }
 
+    /**
+     * Adds a tensor of 32-bit integers (I32, U32) or other 32-bit patterns.
+     *
+     * @param name the tensor's name, unique in the file
+     * @param dtype its element type
+     * @param shape its shape
+     * @param data the elements, written little-endian
+     * @return this writer
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a tensor of that name was already added
+     */
     public SafetensorsWriter add(String name, Dtype dtype, long[] shape, int[] data) {
         return put(name, dtype, shape, new HeapArray(MemorySegment.ofArray(data), ValueLayout.JAVA_INT));
     }
 
+    /**
+     * Adds a tensor of 64-bit integers (I64, U64) or other 64-bit patterns.
+     *
+     * @param name the tensor's name, unique in the file
+     * @param dtype its element type
+     * @param shape its shape
+     * @param data the elements, written little-endian
+     * @return this writer
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a tensor of that name was already added
+     */
     public SafetensorsWriter add(String name, Dtype dtype, long[] shape, long[] data) {
         return put(name, dtype, shape, new HeapArray(MemorySegment.ofArray(data), ValueLayout.JAVA_LONG));
     }
 
+    /**
+     * Adds a tensor of F32 values.
+     *
+     * @param name the tensor's name, unique in the file
+     * @param dtype its element type
+     * @param shape its shape
+     * @param data the elements, written little-endian
+     * @return this writer
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a tensor of that name was already added
+     */
     public SafetensorsWriter add(String name, Dtype dtype, long[] shape, float[] data) {
         return put(name, dtype, shape, new HeapArray(MemorySegment.ofArray(data), ValueLayout.JAVA_FLOAT));
     }
 
+    /**
+     * Adds a tensor of F64 values.
+     *
+     * @param name the tensor's name, unique in the file
+     * @param dtype its element type
+     * @param shape its shape
+     * @param data the elements, written little-endian
+     * @return this writer
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a tensor of that name was already added
+     */
     public SafetensorsWriter add(String name, Dtype dtype, long[] shape, double[] data) {
         return put(name, dtype, shape, new HeapArray(MemorySegment.ofArray(data), ValueLayout.JAVA_DOUBLE));
     }
@@ -129,7 +244,13 @@ public final class SafetensorsWriter {
         return this;
     }
 
-    /** The header this writer will produce, validated; also checks every source's byte length. */
+    /**
+     * The header this writer will produce, validated; also checks every source's byte length.
+     *
+     * @return the laid-out header
+     * @throws SafetensorsException if a name, shape or metadata entry breaks a format rule, or a
+     *     source's length differs from what its dtype and shape need
+     */
     public Header header() throws SafetensorsException {
         return header("<writer>");
     }
@@ -155,6 +276,11 @@ public final class SafetensorsWriter {
     /**
      * Writes the file atomically: a sibling temporary file, pre-sized, forced to disk, then renamed
      * over {@code path}. On failure the temporary file is deleted and {@code path} is untouched.
+     *
+     * @param path the file to write; its directory must exist
+     * @return the header written
+     * @throws SafetensorsException if the layout breaks a format rule
+     * @throws IOException if writing fails, or the file system cannot rename atomically
      */
     public Header write(Path path) throws IOException {
         Path target = path.toAbsolutePath();
@@ -187,14 +313,28 @@ public final class SafetensorsWriter {
         }
     }
 
-    /** Streams the file into {@code out} (not closed). Returns the header written. */
+    /**
+     * Streams the file into {@code out}; not atomic.
+     *
+     * @param out where the file goes; left open
+     * @return the header written
+     * @throws SafetensorsException if the layout breaks a format rule
+     * @throws IOException if writing fails
+     */
     public Header write(WritableByteChannel out) throws IOException {
         Header header = header("<channel>");
         stream(header, new ChannelSink(out), "<channel>");
         return header;
     }
 
-    /** Streams the file into {@code out} (not closed, flushed). Returns the header written. */
+    /**
+     * Streams the file into {@code out}, then flushes it; not atomic.
+     *
+     * @param out where the file goes; left open
+     * @return the header written
+     * @throws SafetensorsException if the layout breaks a format rule
+     * @throws IOException if writing fails
+     */
     public Header write(OutputStream out) throws IOException {
         Header header = header("<stream>");
         stream(header, new StreamSink(out), "<stream>");
