@@ -65,6 +65,9 @@ public final class HugePages {
      * {@code bytes} of zeroed memory owned by {@code arena}, 2 MiB-aligned and advised into
      * transparent huge pages where the OS offers them, else ordinary arena memory (64-byte aligned).
      *
+     * @param arena owns the memory; closing it unmaps it
+     * @param bytes the size, at least 0
+     * @return the memory
      * @throws IllegalArgumentException if {@code bytes} is negative
      * @throws OutOfMemoryError if the memory cannot be had
      */
@@ -79,6 +82,9 @@ public final class HugePages {
      * target) is touched once, by its writers, instead of twice. Ordinary arena memory where the
      * calls are unavailable.
      *
+     * @param arena owns the memory; closing it unmaps it
+     * @param bytes the size, at least 0
+     * @return the memory
      * @throws IllegalArgumentException if {@code bytes} is negative
      * @throws OutOfMemoryError if the memory cannot be had
      */
@@ -124,6 +130,10 @@ public final class HugePages {
      * {@link #allocate}, owned by {@code arena}. A fault reading a mapped {@code src} (its file
      * truncated meanwhile) is the JDK's {@link InternalError}; {@code Tensor.load} reports it as a
      * typed exception naming the file.
+     *
+     * @param src the bytes to copy
+     * @param arena owns the copy
+     * @return the copy
      */
     public static MemorySegment copyOf(MemorySegment src, Arena arena) {
         MemorySegment dst = allocate(arena, src.byteSize());
@@ -135,6 +145,8 @@ public final class HugePages {
     /**
      * What this machine gives: {@code "madvise"} / {@code "always"} / {@code "never"} from the
      * kernel's transparent huge page setting, or why allocations are ordinary memory.
+     *
+     * @return the setting or the reason, for diagnostics
      */
     public static String status() {
         if (CALLS == null) {

@@ -13,7 +13,7 @@ public enum IndexType {
         this.bytes = bytes;
     }
 
-    /** Bytes per index. */
+    /** {@return bytes per index} */
     public int bytes() {
         return bytes;
     }

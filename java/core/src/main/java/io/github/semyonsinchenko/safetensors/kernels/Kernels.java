@@ -88,33 +88,37 @@ public final class Kernels {
     /**
      * The path every call of this JVM runs.
      *
+     * @return the path chosen on first use
      * @throws IllegalStateException if {@code -Dsafetensors.kernels} forces a path that cannot run
      */
     public static Implementation implementation() {
         return backend().implementation();
     }
 
-    /** One line on the chosen path, e.g. {@code NATIVE (isa avx512, libsafetensors_native 0.1.0)}. */
+    /** {@return one line on the chosen path, e.g. {@code NATIVE (isa avx512, libsafetensors_native 0.1.0)}} */
     public static String description() {
         return backend().describe();
     }
 
-    /** The native library's version, or empty when it is not loaded. */
+    /** {@return the native library's version, or empty when it is not loaded} */
     public static Optional<String> nativeVersion() {
         return NativeLibrary.INSTANCE.map(lib -> lib.version);
     }
 
-    /** The native instruction-set level ("avx512bf16", "avx512", "avx2", "scalar"), or empty without the library. */
+    /**
+     * {@return the native instruction-set level ("avx512bf16", "avx512", "avx2", "scalar"), or empty
+     * without the library}
+     */
     public static Optional<String> nativeIsa() {
         return NativeLibrary.INSTANCE.map(NativeLibrary::isaName);
     }
 
-    /** The file the native library was loaded from (a temporary copy of the packaged one), or empty. */
+    /** {@return the file the native library was loaded from (a temporary copy of the packaged one), or empty} */
     public static Optional<Path> nativeLibraryPath() {
         return NativeLibrary.INSTANCE.map(lib -> lib.file);
     }
 
-    /** Why the native library is not loaded, or empty when it is. */
+    /** {@return why the native library is not loaded, or empty when it is} */
     public static Optional<String> nativeUnavailableReason() {
         return Optional.ofNullable(NativeLibrary.FAILURE);
     }
@@ -126,6 +130,7 @@ public final class Kernels {
      * {@code SAFETENSORS_NATIVE_FAULT_GUARD=0} in the environment at load, or after
      * {@link #nativeFaultGuard(boolean) nativeFaultGuard(false)}.
      *
+     * @return whether faults in native calls are caught
      * @throws IllegalStateException as {@link #implementation()}
      */
     public static boolean nativeFaultGuardActive() {
@@ -139,6 +144,8 @@ public final class Kernels {
      * JVM, everything else unchanged ({@code bench/run-kernels.sh} does). It can be switched on only
      * where the library installed its signal handler at load, and only on the native path.
      *
+     * @param on true to catch faults, false to let them end the JVM
+     * @return whether the guard is now on
      * @throws IllegalStateException as {@link #implementation()}
      */
     public static boolean nativeFaultGuard(boolean on) {
@@ -151,6 +158,10 @@ public final class Kernels {
      * Converts {@code count} elements from the start of {@code src} to the start of {@code dst}.
      * Bytes of {@code dst} past {@code count * c.targetBytes()} are not touched.
      *
+     * @param c the conversion
+     * @param src the source elements, little-endian
+     * @param dst where the converted elements go; writable, not overlapping {@code src}
+     * @param count how many elements, at least 0
      * @throws IllegalArgumentException if {@code count} is negative, {@code dst} is read-only or
      *     overlaps the bytes read from {@code src}
      * @throws IndexOutOfBoundsException if {@code src} or {@code dst} is too short for {@code count}
@@ -163,6 +174,10 @@ public final class Kernels {
      * Converts all of {@code src}, which must be a whole number of source elements, and returns
      * the element count.
      *
+     * @param c the conversion
+     * @param src all the source elements, little-endian
+     * @param dst where the converted elements go; writable, not overlapping {@code src}
+     * @return the number of elements converted
      * @throws IllegalArgumentException if {@code src.byteSize()} is not a multiple of
      *     {@code c.sourceBytes()}, or as {@link #convert(Conversion, MemorySegment, MemorySegment, long)}
      */
@@ -277,6 +292,15 @@ public final class Kernels {
      * {@link Conversion#BF16_TO_F32}, {@link Conversion#F16_TO_F32}, {@link Conversion#I16_TO_F32}
      * or {@link Conversion#U16_TO_F32} of {@code src[srcOffset, srcOffset + count)} into
      * {@code dst[dstOffset, dstOffset + count)}; {@code short}s carry the raw 16 bits.
+     *
+     * @param c the conversion; its source and target must be the arrays' element types
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     * @throws IllegalArgumentException if {@code c} reads or writes other array types
+     * @throws IndexOutOfBoundsException if a range lies outside its array
      */
     public static void convert(Conversion c, short[] src, int srcOffset, float[] dst, int dstOffset, int count) {
         requireArrays(c, short.class, float.class);
@@ -284,42 +308,108 @@ public final class Kernels {
                 slice(MemorySegment.ofArray(dst), dst.length, 4, dstOffset, count, "dst"), count);
     }
 
-    /** F32 to BF16 or F16 ({@code _RNE} or {@code _TRUNC}); {@code short}s receive the raw 16 bits. */
+    /**
+     * F32 to BF16 or F16 ({@code _RNE} or {@code _TRUNC}); {@code short}s receive the raw 16 bits.
+     *
+     * @param c the conversion; its source and target must be the arrays' element types
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     * @throws IllegalArgumentException if {@code c} reads or writes other array types
+     * @throws IndexOutOfBoundsException if a range lies outside its array
+     */
     public static void convert(Conversion c, float[] src, int srcOffset, short[] dst, int dstOffset, int count) {
         requireArrays(c, float.class, short.class);
         convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 4, srcOffset, count, "src"),
                 slice(MemorySegment.ofArray(dst), dst.length, 2, dstOffset, count, "dst"), count);
     }
 
-    /** {@link Conversion#F16_TO_BF16} or {@link Conversion#BF16_TO_F16}; {@code src} and {@code dst} must not overlap. */
+    /**
+     * {@link Conversion#F16_TO_BF16} or {@link Conversion#BF16_TO_F16}; {@code src} and {@code dst} must not overlap.
+     *
+     * @param c the conversion; its source and target must be the arrays' element types
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     * @throws IllegalArgumentException if {@code c} reads or writes other array types
+     * @throws IndexOutOfBoundsException if a range lies outside its array
+     */
     public static void convert(Conversion c, short[] src, int srcOffset, short[] dst, int dstOffset, int count) {
         requireArrays(c, short.class, short.class);
         convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 2, srcOffset, count, "src"),
                 slice(MemorySegment.ofArray(dst), dst.length, 2, dstOffset, count, "dst"), count);
     }
 
-    /** {@link Conversion#I8_TO_F32}, {@link Conversion#U8_TO_F32} or one of the F8 formats to F32. */
+    /**
+     * {@link Conversion#I8_TO_F32}, {@link Conversion#U8_TO_F32} or one of the F8 formats to F32.
+     *
+     * @param c the conversion; its source and target must be the arrays' element types
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     * @throws IllegalArgumentException if {@code c} reads or writes other array types
+     * @throws IndexOutOfBoundsException if a range lies outside its array
+     */
     public static void convert(Conversion c, byte[] src, int srcOffset, float[] dst, int dstOffset, int count) {
         requireArrays(c, byte.class, float.class);
         convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 1, srcOffset, count, "src"),
                 slice(MemorySegment.ofArray(dst), dst.length, 4, dstOffset, count, "dst"), count);
     }
 
-    /** {@link Conversion#I32_TO_F32} or {@link Conversion#U32_TO_F32} (the {@code int}s read as unsigned). */
+    /**
+     * {@link Conversion#I32_TO_F32} or {@link Conversion#U32_TO_F32} (the {@code int}s read as unsigned).
+     *
+     * @param c the conversion; its source and target must be the arrays' element types
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     * @throws IllegalArgumentException if {@code c} reads or writes other array types
+     * @throws IndexOutOfBoundsException if a range lies outside its array
+     */
     public static void convert(Conversion c, int[] src, int srcOffset, float[] dst, int dstOffset, int count) {
         requireArrays(c, int.class, float.class);
         convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 4, srcOffset, count, "src"),
                 slice(MemorySegment.ofArray(dst), dst.length, 4, dstOffset, count, "dst"), count);
     }
 
-    /** {@link Conversion#I64_TO_F32} or {@link Conversion#U64_TO_F32} (the {@code long}s read as unsigned). */
+    /**
+     * {@link Conversion#I64_TO_F32} or {@link Conversion#U64_TO_F32} (the {@code long}s read as unsigned).
+     *
+     * @param c the conversion; its source and target must be the arrays' element types
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     * @throws IllegalArgumentException if {@code c} reads or writes other array types
+     * @throws IndexOutOfBoundsException if a range lies outside its array
+     */
     public static void convert(Conversion c, long[] src, int srcOffset, float[] dst, int dstOffset, int count) {
         requireArrays(c, long.class, float.class);
         convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 8, srcOffset, count, "src"),
                 slice(MemorySegment.ofArray(dst), dst.length, 4, dstOffset, count, "dst"), count);
     }
 
-    /** {@link Conversion#F64_TO_F32}. */
+    /**
+     * {@link Conversion#F64_TO_F32}.
+     *
+     * @param c the conversion; its source and target must be the arrays' element types
+     * @param src the source array
+     * @param srcOffset the first element read
+     * @param dst the destination array
+     * @param dstOffset the first element written
+     * @param count how many elements
+     * @throws IllegalArgumentException if {@code c} reads or writes other array types
+     * @throws IndexOutOfBoundsException if a range lies outside its array
+     */
     public static void convert(Conversion c, double[] src, int srcOffset, float[] dst, int dstOffset, int count) {
         requireArrays(c, double.class, float.class);
         convert(backend(), c, slice(MemorySegment.ofArray(src), src.length, 8, srcOffset, count, "src"),
@@ -383,6 +473,10 @@ public final class Kernels {
      * F16/BF16/I16/U16, 32 for F32/I32/U32, 8 for I8/U8 and the F8 formats, all 64 for I64/U64/F64);
      * the result is the target's bits, zero-extended (16 bits for F16/BF16, 32 for F32, all 64 for F64). Plain Java on the scalar
      * definition of every conversion: no native call, no argument segment, no allocation.
+     *
+     * @param c the conversion
+     * @param sourceBits the element's bits, in the low bits
+     * @return the converted element's bits, zero-extended
      */
     public static long convertBits(Conversion c, long sourceBits) {
         int i = (int) sourceBits;
@@ -431,6 +525,11 @@ public final class Kernels {
      * {@code i * rowBytes}. {@code table} must be a whole number of rows; its row count bounds the
      * indices. Bytes of {@code dst} past the last row are not touched.
      *
+     * @param table the rows, a whole number of {@code rowBytes}
+     * @param rowBytes bytes per row, positive
+     * @param indices the row numbers, little-endian
+     * @param indexType the indices' element type
+     * @param dst where the rows go, packed; writable
      * @throws IllegalArgumentException if {@code rowBytes <= 0}, {@code table} is not a whole number
      *     of rows, {@code indices} not a whole number of indices, {@code dst} is read-only or
      *     overlaps {@code table} or {@code indices}
@@ -442,14 +541,38 @@ public final class Kernels {
         gather(backend(), table, rowBytes, indices, indexType, dst);
     }
 
-    /** {@link #gather(MemorySegment, long, MemorySegment, IndexType, MemorySegment)} with unsigned 32-bit indices {@code indices[from, from + count)}. */
+    /**
+     * {@link #gather(MemorySegment, long, MemorySegment, IndexType, MemorySegment)} with unsigned
+     * 32-bit indices {@code indices[from, from + count)}.
+     *
+     * @param table the rows, a whole number of {@code rowBytes}
+     * @param rowBytes bytes per row, positive
+     * @param indices the row numbers, read as unsigned
+     * @param from the first index used
+     * @param count how many indices
+     * @param dst where the rows go, packed; writable
+     * @throws IndexOutOfBoundsException if {@code [from, from + count)} lies outside {@code indices},
+     *     and as the segment form
+     */
     public static void gather(MemorySegment table, long rowBytes, int[] indices, int from, int count, MemorySegment dst) {
         requireLittleEndian();
         gather(backend(), table, rowBytes, slice(MemorySegment.ofArray(indices), indices.length, 4, from, count,
                 "indices"), IndexType.U32, dst);
     }
 
-    /** {@link #gather(MemorySegment, long, MemorySegment, IndexType, MemorySegment)} with signed 64-bit indices {@code indices[from, from + count)}. */
+    /**
+     * {@link #gather(MemorySegment, long, MemorySegment, IndexType, MemorySegment)} with signed
+     * 64-bit indices {@code indices[from, from + count)}.
+     *
+     * @param table the rows, a whole number of {@code rowBytes}
+     * @param rowBytes bytes per row, positive
+     * @param indices the row numbers; a negative one is out of range
+     * @param from the first index used
+     * @param count how many indices
+     * @param dst where the rows go, packed; writable
+     * @throws IndexOutOfBoundsException if {@code [from, from + count)} lies outside {@code indices},
+     *     and as the segment form
+     */
     public static void gather(MemorySegment table, long rowBytes, long[] indices, int from, int count,
             MemorySegment dst) {
         requireLittleEndian();
@@ -473,6 +596,13 @@ public final class Kernels {
      * at once (a sampler's workers, Spark tasks) would only oversubscribe the cores if every call
      * also fanned out. Use this form for one large gather on otherwise idle cores.
      *
+     * @param table the rows, a whole number of {@code rowBytes}
+     * @param rowBytes bytes per row, positive
+     * @param indices the row numbers, little-endian
+     * @param indexType the indices' element type
+     * @param dst where the rows go, packed; writable
+     * @param executor runs the ranges other than the first; may be null when {@code parallelism} is 1
+     * @param parallelism the most threads used, the calling one included; at least 1
      * @throws IllegalArgumentException if {@code parallelism < 1}, if {@code parallelism > 1} and a
      *     segment belongs to a confined arena, and as the single-threaded form
      * @throws NullPointerException if {@code parallelism > 1} and {@code executor} is null
@@ -512,13 +642,32 @@ public final class Kernels {
      * {@link Conversion#F16_TO_F32} or {@link Conversion#BF16_TO_F32}) and writes them as F32:
      * {@code dst} gets {@code index count * rowElems} floats. Checks as
      * {@link #gather(MemorySegment, long, MemorySegment, IndexType, MemorySegment)}.
+     *
+     * @param c {@link Conversion#F16_TO_F32} or {@link Conversion#BF16_TO_F32}
+     * @param table the rows, a whole number of {@code rowElems} 16-bit values
+     * @param rowElems values per row, positive
+     * @param indices the row numbers, little-endian
+     * @param indexType the indices' element type
+     * @param dst where the F32 rows go, packed; writable
      */
     public static void gatherConvert(Conversion c, MemorySegment table, long rowElems, MemorySegment indices,
             IndexType indexType, MemorySegment dst) {
         gatherConvert(backend(), c, table, rowElems, indices, indexType, dst);
     }
 
-    /** {@link #gatherConvert(Conversion, MemorySegment, long, MemorySegment, IndexType, MemorySegment)} with unsigned 32-bit indices into a float array. */
+    /**
+     * {@link #gatherConvert(Conversion, MemorySegment, long, MemorySegment, IndexType, MemorySegment)}
+     * with unsigned 32-bit indices into a float array.
+     *
+     * @param c {@link Conversion#F16_TO_F32} or {@link Conversion#BF16_TO_F32}
+     * @param table the rows, a whole number of {@code rowElems} 16-bit values
+     * @param rowElems values per row, positive
+     * @param indices the row numbers, read as unsigned
+     * @param from the first index used
+     * @param count how many indices
+     * @param dst receives {@code count * rowElems} floats
+     * @param dstOffset the first float written
+     */
     public static void gatherConvert(Conversion c, MemorySegment table, long rowElems, int[] indices, int from,
             int count, float[] dst, int dstOffset) {
         requireLittleEndian();
@@ -526,7 +675,19 @@ public final class Kernels {
         gatherConvert(backend(), c, table, rowElems, idx, IndexType.U32, floatsFrom(dst, dstOffset));
     }
 
-    /** {@link #gatherConvert(Conversion, MemorySegment, long, MemorySegment, IndexType, MemorySegment)} with signed 64-bit indices into a float array. */
+    /**
+     * {@link #gatherConvert(Conversion, MemorySegment, long, MemorySegment, IndexType, MemorySegment)}
+     * with signed 64-bit indices into a float array.
+     *
+     * @param c {@link Conversion#F16_TO_F32} or {@link Conversion#BF16_TO_F32}
+     * @param table the rows, a whole number of {@code rowElems} 16-bit values
+     * @param rowElems values per row, positive
+     * @param indices the row numbers; a negative one is out of range
+     * @param from the first index used
+     * @param count how many indices
+     * @param dst receives {@code count * rowElems} floats
+     * @param dstOffset the first float written
+     */
     public static void gatherConvert(Conversion c, MemorySegment table, long rowElems, long[] indices, int from,
             int count, float[] dst, int dstOffset) {
         requireLittleEndian();
@@ -538,6 +699,15 @@ public final class Kernels {
      * {@link #gatherConvert(Conversion, MemorySegment, long, MemorySegment, IndexType, MemorySegment)}
      * split over up to {@code parallelism} threads, as
      * {@link #gather(MemorySegment, long, MemorySegment, IndexType, MemorySegment, Executor, int)}.
+     *
+     * @param c {@link Conversion#F16_TO_F32} or {@link Conversion#BF16_TO_F32}
+     * @param table the rows, a whole number of {@code rowElems} 16-bit values
+     * @param rowElems values per row, positive
+     * @param indices the row numbers, little-endian
+     * @param indexType the indices' element type
+     * @param dst where the F32 rows go, packed; writable
+     * @param executor runs the ranges other than the first; may be null when {@code parallelism} is 1
+     * @param parallelism the most threads used, the calling one included; at least 1
      */
     public static void gatherConvert(Conversion c, MemorySegment table, long rowElems, MemorySegment indices,
             IndexType indexType, MemorySegment dst, Executor executor, int parallelism) {

@@ -15,6 +15,12 @@ import java.io.UncheckedIOException;
 public final class MappedFileFaultException extends UncheckedIOException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Wraps the checked description of the fault; the message is the cause's.
+     *
+     * @param cause names the file, the tensor and the bytes lost, with
+     *     {@link Violation#FILE_CHANGED_WHILE_MAPPED}
+     */
     public MappedFileFaultException(SafetensorsException cause) {
         super(cause.getMessage(), cause);
     }
@@ -24,17 +30,17 @@ public final class MappedFileFaultException extends UncheckedIOException {
         return (SafetensorsException) super.getCause();
     }
 
-    /** Always {@link Violation#FILE_CHANGED_WHILE_MAPPED}. */
+    /** {@return the rule broken: always {@link Violation#FILE_CHANGED_WHILE_MAPPED}} */
     public Violation violation() {
         return getCause().violation();
     }
 
-    /** The file, or a description of the memory when it belongs to no registered file. */
+    /** {@return the file, or a description of the memory when it belongs to no registered file} */
     public String source() {
         return getCause().source();
     }
 
-    /** The tensor whose bytes faulted, or null when unknown. */
+    /** {@return the tensor whose bytes faulted, or null when unknown} */
     public String tensor() {
         return getCause().tensor();
     }

@@ -125,6 +125,9 @@ public final class MappedFiles {
     /**
      * True for the JDK's error for a faulting memory access (an FFM or Unsafe read of a lost page:
      * "a fault occurred in an unsafe memory access operation").
+     *
+     * @param t any throwable
+     * @return whether it is that error
      */
     public static boolean isMemoryFault(Throwable t) {
         return t instanceof InternalError && t.getMessage() != null
@@ -226,6 +229,11 @@ public final class MappedFiles {
      * "building a train batch") read some of {@code mappings}. It names the registered mapping among
      * them whose file is now shorter than mapped, and the first byte lost; when that cannot be told
      * (no file shrank, or several did), it names every candidate file.
+     *
+     * @param what what was being done, for the message
+     * @param cause the JDK's error
+     * @param mappings the memory the faulting code read or wrote
+     * @return the exception to throw
      */
     public static MappedFileFaultException faultIn(String what, Throwable cause, Collection<MemorySegment> mappings) {
         List<Region> regions = regionsOf(mappings);
@@ -248,6 +256,10 @@ public final class MappedFiles {
      * mapping; otherwise the typed exception naming the first one that shrank and its first byte
      * lost. For a check after a read that did not fault: a file cut inside a page reads back as
      * zeros up to the end of that page, silently. Costs one file-size call per mapping.
+     *
+     * @param what what was being done, for the message
+     * @param mappings the memory read
+     * @return the exception to throw, or null when no file shrank
      */
     public static MappedFileFaultException truncation(String what, Collection<MemorySegment> mappings) {
         for (Region r : regionsOf(mappings)) {
@@ -267,6 +279,14 @@ public final class MappedFiles {
      * after the copy (cut inside a page, which reads back as zeros). The way for bytes of a mapped
      * file to leave the JVM's guarded accesses (e.g. into a buffer of another runtime, which has no
      * such guard).
+     *
+     * @param src the source, mapped or not
+     * @param srcOffset the first source byte
+     * @param dst the destination
+     * @param dstOffset the first destination byte
+     * @param bytes how many bytes to copy
+     * @throws MappedFileFaultException if a mapped file shrank under the copy
+     * @throws IndexOutOfBoundsException if a range lies outside its segment
      */
     public static void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long bytes) {
         String what = String.format(Locale.ROOT, "copying %d bytes", bytes);

@@ -9,8 +9,11 @@ package io.github.semyonsinchenko.safetensors.options;
 public final class OptionException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
+    /** The option's name, as given. */
     private final String option;
+    /** The value refused, or null. */
     private final String value;
+    /** The valid values or names. */
     private final String allowed;
 
     OptionException(String option, String value, String allowed, String message) {

@@ -86,7 +86,11 @@ public final class Options {
         return this;
     }
 
-    /** {@return whether {@code name} is given} */
+    /**
+     * {@return whether {@code name} is given}
+     *
+     * @param name the option
+     */
     public boolean has(String name) {
         return values.containsKey(name);
     }
