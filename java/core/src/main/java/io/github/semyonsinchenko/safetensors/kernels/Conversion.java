@@ -46,9 +46,9 @@ public enum Conversion {
     F32_TO_BF16_TRUNC(Dtype.F32, Dtype.BF16, "st_f32_to_bf16_trunc"),
     /** F16 to F32, exact (a signalling NaN stays signalling). */
     F16_TO_F32(Dtype.F16, Dtype.F32, "st_f16_to_f32"),
-    /** F32 to F16, round to nearest even (65520 and up become Inf); NaN to sign|0x7E00|(mant>>13). */
+    /** F32 to F16, round to nearest even (65520 and up become Inf); NaN to {@code sign | 0x7E00 | (mant >> 13)}. */
     F32_TO_F16_RNE(Dtype.F32, Dtype.F16, "st_f32_to_f16_rne"),
-    /** F32 to F16, toward zero (finite overflow saturates to +-65504); NaN to sign|0x7E00|(mant>>13). */
+    /** F32 to F16, toward zero (finite overflow saturates to +-65504); NaN to {@code sign | 0x7E00 | (mant >> 13)}. */
     F32_TO_F16_TRUNC(Dtype.F32, Dtype.F16, "st_f32_to_f16_trunc"),
     /** F16 to BF16 through F32, round to nearest even. */
     F16_TO_BF16(Dtype.F16, Dtype.BF16, "st_f16_to_bf16"),

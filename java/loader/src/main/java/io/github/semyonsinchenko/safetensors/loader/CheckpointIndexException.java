@@ -34,9 +34,13 @@ public final class CheckpointIndexException extends IOException {
         TOTAL_SIZE
     }
 
+    /** The rule broken. */
     private final Rule rule;
+    /** The index file's full path. */
     private final String index;
+    /** The tensor involved, or null. */
     private final String tensor;
+    /** The shard file names involved, as the index writes them. */
     private final String[] shards;
 
     CheckpointIndexException(Rule rule, String index, String tensor, List<String> shards, String detail,

@@ -11,6 +11,7 @@ public final class ChunkReadException extends IOException {
     private static final long serialVersionUID = 1L;
 
     private final transient Chunk chunk;
+    /** Requests made for the failed range; 0 when it failed before any. */
     private final int attempts;
 
     /** The retries of one of the chunk's requests were exhausted. */

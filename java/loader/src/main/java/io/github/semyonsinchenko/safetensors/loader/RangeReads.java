@@ -27,6 +27,15 @@ public final class RangeReads {
     private RangeReads() {
     }
 
+    /**
+     * Opens a file for ranged reads, passing its listing status so that object stores skip their
+     * own HEAD request, with the vector/random read policy.
+     *
+     * @param fs the file's file system
+     * @param status the file's status from a listing or {@code getFileStatus}
+     * @return the open stream; the caller closes it
+     * @throws IOException if the file cannot be opened
+     */
     public static FSDataInputStream open(FileSystem fs, FileStatus status) throws IOException {
         return FutureIO.awaitFuture(fs.openFile(status.getPath())
                 .withFileStatus(status)
@@ -39,7 +48,13 @@ public final class RangeReads {
      * The store may hand back its own buffer (the checksummed local file system returns slices of a
      * merged read), so the bytes are copied from whatever comes back unless it is {@code dst} itself.
      *
+     * @param in a stream from {@link #open}
+     * @param offset the file offset of the first byte
+     * @param dst receives the bytes; at most {@code Integer.MAX_VALUE} of them
+     * @param file names the file in error messages
      * @throws EOFException when fewer bytes arrive than asked for
+     * @throws IOException if the read fails
+     * @throws ArithmeticException if {@code dst} is larger than {@code Integer.MAX_VALUE} bytes
      */
     public static void readInto(FSDataInputStream in, long offset, MemorySegment dst, String file) throws IOException {
         int length = Math.toIntExact(dst.byteSize());
