@@ -65,6 +65,7 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
                            boolean readAll, Dtype convertTo, int maxAttempts, Duration retryBackoff,
                            Duration maxRetryBackoff, int speculativeHeaderBytes, Configuration hadoopConf,
                            MetadataCache metadataCache, boolean hugePages, long gapBytes) {
+    /** Prefix of the system properties {@link #fromEnvironment()} reads: {@code safetensors.loader.<knob>}. */
     public static final String PROPERTY_PREFIX = "safetensors.loader.";
     /**
      * The default {@code gapBytes}, 64 KiB: reading a gap that small costs less than another request
@@ -74,6 +75,10 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
      * between ranks' blocks of large weights are far larger than this.
      */
     public static final long DEFAULT_GAP_BYTES = 64 << 10;
+    /**
+     * Prefix of the environment variables {@link #fromEnvironment()} reads, the knob in upper snake
+     * case: {@code SAFETENSORS_LOADER_CHUNK_BYTES}. A property wins over a variable.
+     */
     public static final String ENV_PREFIX = "SAFETENSORS_LOADER_";
     /**
      * Requests on object stores, where one stream caps throughput (437 MB/s from s3proxy, far less
