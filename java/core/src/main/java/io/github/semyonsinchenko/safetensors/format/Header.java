@@ -17,10 +17,10 @@ import java.util.SequencedMap;
  *   <li>{@link HeaderFraming}: the 8-byte prefix and N header bytes from a channel, a stream or a
  *       positioned input ({@link #read(SeekableByteChannel, String)}, {@link #read(InputStream, long,
  *       String)});</li>
- *   <li>{@link HeaderParser}: the JSON of N bytes ({@link #parse});</li>
- *   <li>{@link HeaderLayout}: the writer's layout, with the header bytes serialized once
+ *   <li>{@code HeaderParser}: the JSON of N bytes ({@link #parse});</li>
+ *   <li>{@code HeaderLayout}: the writer's layout, with the header bytes serialized once
  *       ({@link #layout}, {@link #toBytes});</li>
- *   <li>{@link HeaderRules}: every format rule, in the order they are checked.</li>
+ *   <li>{@code HeaderRules}: every format rule, in the order they are checked.</li>
  * </ul>
  */
 public final class Header {
@@ -116,8 +116,9 @@ public final class Header {
     }
 
     /**
-     * Lays tensors out as the reference writer does (see {@link HeaderLayout#layout}). The result
-     * passes the same validation as a parsed header.
+     * Lays tensors out as the reference writer does: by descending dtype alignment ({@link Dtype}
+     * declaration order), then by name in UTF-8 byte order, each tensor right after the previous one.
+     * The result passes the same validation as a parsed header.
      *
      * @param metadata the {@code __metadata__} strings, written in the map's order; no null key or value
      * @param entries the tensors
@@ -133,8 +134,8 @@ public final class Header {
     }
 
     /**
-     * The most bytes a tensor's entry can add to a written header (see {@link HeaderLayout}): for
-     * writers that size their output before the offsets are known.
+     * The most bytes a tensor's entry can add to a written header, with every dimension and offset
+     * at its largest: for writers that size their output before the offsets are known.
      *
      * @param name the tensor's name
      * @param rank the number of its dimensions

@@ -14,8 +14,11 @@ import java.util.Objects;
 public final class TensorInTwoFilesException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** The tensor's name. */
     private final String tensor;
+    /** The file the load found it in first (full path). */
     private final String first;
+    /** The other file holding it (full path). */
     private final String second;
 
     TensorInTwoFilesException(String tensor, String first, String second) {
