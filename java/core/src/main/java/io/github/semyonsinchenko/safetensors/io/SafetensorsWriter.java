@@ -48,9 +48,9 @@ import java.util.UUID;
  *     .write(Path.of("model.safetensors"));
  * }</pre>
  *
- * <p>A writer is not thread-safe; sources must stay unchanged until the file is written. Shapes,
- * sizes and names are checked when the header is laid out ({@link #header()} and every
- * {@code write}), not when tensors are added.
+ * <p>A writer is not thread-safe; sources must stay unchanged until the file is written. Adding
+ * refuses only nulls and a name added twice; the format's rules (names, shapes, sizes, metadata)
+ * are checked when the header is laid out, by {@link #header()} and every {@code write}.
  */
 public final class SafetensorsWriter {
 

@@ -65,7 +65,7 @@ public final class HugePages {
      * {@code bytes} of zeroed memory owned by {@code arena}, 2 MiB-aligned and advised into
      * transparent huge pages where the OS offers them, else ordinary arena memory (64-byte aligned).
      *
-     * @param arena owns the memory; closing it unmaps it
+     * @param arena owns the memory; closing it frees it
      * @param bytes the size, at least 0
      * @return the memory
      * @throws IllegalArgumentException if {@code bytes} is negative
@@ -82,7 +82,7 @@ public final class HugePages {
      * target) is touched once, by its writers, instead of twice. Ordinary arena memory where the
      * calls are unavailable.
      *
-     * @param arena owns the memory; closing it unmaps it
+     * @param arena owns the memory; closing it frees it
      * @param bytes the size, at least 0
      * @return the memory
      * @throws IllegalArgumentException if {@code bytes} is negative
