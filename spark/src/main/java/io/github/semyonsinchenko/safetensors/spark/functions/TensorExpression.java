@@ -30,12 +30,24 @@ public final class TensorExpression extends Expression implements RuntimeReplace
     private Seq<Enumeration.Value> nodePatterns;
     private transient Expression replacement;
 
+    /**
+     * A call of {@code function}; the arguments are checked at analysis ({@link
+     * #checkInputDataTypes()}).
+     *
+     * @param function the function called
+     * @param arguments its arguments, as written in the query
+     */
     public TensorExpression(TensorFunction function, Seq<Expression> arguments) {
         this.function = Objects.requireNonNull(function, "function");
         this.arguments = Objects.requireNonNull(arguments, "arguments");
         RuntimeReplaceable.$init$(this);
     }
 
+    /**
+     * The function called.
+     *
+     * @return the function
+     */
     public TensorFunction function() {
         return function;
     }
