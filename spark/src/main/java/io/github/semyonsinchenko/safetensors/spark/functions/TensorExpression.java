@@ -25,8 +25,11 @@ import scala.jdk.javaapi.CollectionConverters;
  * the same member as the trait, this class delegates to the replacement as the trait does.
  */
 public final class TensorExpression extends Expression implements RuntimeReplaceable {
+    /** The function called. */
     private final TensorFunction function;
+    /** The arguments, as written in the query. */
     private final Seq<Expression> arguments;
+    /** The trait's {@code nodePatterns}, set by {@code RuntimeReplaceable.$init$}. */
     private Seq<Enumeration.Value> nodePatterns;
     private transient Expression replacement;
 

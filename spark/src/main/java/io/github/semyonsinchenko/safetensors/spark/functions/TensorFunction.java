@@ -44,15 +44,11 @@ public enum TensorFunction {
     static final Set<Dtype> ARRAY_DTYPES = EnumSet.of(Dtype.F16, Dtype.BF16, Dtype.F32, Dtype.F64, Dtype.I8,
             Dtype.U8, Dtype.I16, Dtype.U16, Dtype.I32, Dtype.U32, Dtype.I64, Dtype.U64);
 
-    /**
-     * The name in SQL and in {@code functions.call_function}.
-     */
+    /** The name in SQL and in {@code functions.call_function}. */
     public final String sqlName;
     private final int minArgs;
     private final int maxArgs;
-    /**
-     * The text {@code DESCRIBE FUNCTION} shows ({@code _FUNC_} stands for the name).
-     */
+    /** The text {@code DESCRIBE FUNCTION} shows ({@code _FUNC_} stands for the name). */
     public final String usage;
 
     TensorFunction(String sqlName, int minArgs, int maxArgs, String usage) {

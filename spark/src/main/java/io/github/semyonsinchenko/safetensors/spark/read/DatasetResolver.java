@@ -33,9 +33,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * {@code _} or {@code .} excluded); a file or glob contributes itself.
  */
 public final class DatasetResolver {
-    /**
-     * The kv layout's key column: the part of a tensor's name before the separator.
-     */
+    /** The kv layout's key column: the part of a tensor's name before the separator. */
     public static final String TENSOR_KEY = "tensor_key";
     static final String EXTENSION = ".safetensors";
 

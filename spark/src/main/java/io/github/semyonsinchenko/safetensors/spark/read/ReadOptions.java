@@ -34,21 +34,13 @@ public record ReadOptions(Layout layout, boolean inferSchema, boolean unbatch, b
                           long coalesceGapBytes, long maxReadBytes)
         implements Serializable {
 
-    /**
-     * {@code layout}: {@code auto} (default), {@code wide}, or {@code kv} (also {@code key_value}).
-     */
+    /** {@code layout}: {@code auto} (default), {@code wide}, or {@code kv} (also {@code key_value}). */
     public static final String LAYOUT = "layout";
-    /**
-     * {@code inferSchema}: infer the schema when none is given (default false).
-     */
+    /** {@code inferSchema}: infer the schema when none is given (default false). */
     public static final String INFER_SCHEMA = "inferSchema";
-    /**
-     * {@code unbatch}: one row per sample of a batch dataset (default false).
-     */
+    /** {@code unbatch}: one row per sample of a batch dataset (default false). */
     public static final String UNBATCH = "unbatch";
-    /**
-     * {@code ignoreCorruptFiles}: skip files with an invalid header (default: the session's setting).
-     */
+    /** {@code ignoreCorruptFiles}: skip files with an invalid header (default: the session's setting). */
     public static final String IGNORE_CORRUPT_FILES = "ignoreCorruptFiles";
     /**
      * {@code ignoreMissingFiles}: skip files that vanished after the listing (default: the session's
@@ -60,9 +52,7 @@ public record ReadOptions(Layout layout, boolean inferSchema, boolean unbatch, b
      * true).
      */
     public static final String USE_INDEX = "useIndex";
-    /**
-     * {@code mmap}: memory-map local files (default true).
-     */
+    /** {@code mmap}: memory-map local files (default true). */
     public static final String MMAP = "mmap";
     /**
      * {@code looseFiles}: read the files of a directory that was a dataset but has no manifest

@@ -22,9 +22,7 @@ public enum ElementType {
     /** {@code double}, stored as F64. */
     DOUBLE(DataTypes.DoubleType, Dtype.F64);
 
-    /**
-     * The Spark type of the array's elements.
-     */
+    /** The Spark type of the array's elements. */
     public final DataType sparkType;
     /** The dtype holding the values exactly, with the same bytes as Spark's array elements. */
     public final Dtype natural;

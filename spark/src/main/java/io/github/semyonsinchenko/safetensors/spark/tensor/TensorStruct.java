@@ -11,30 +11,18 @@ import org.apache.spark.sql.types.StructType;
  * {@code []} for a scalar, and {@code dtype} is the safetensors dtype name.
  */
 public final class TensorStruct {
-    /**
-     * The name of the field holding the raw little-endian bytes.
-     */
+    /** The name of the field holding the raw little-endian bytes. */
     public static final String DATA = "data";
-    /**
-     * The name of the field holding the dimensions ({@code []} for a scalar).
-     */
+    /** The name of the field holding the dimensions ({@code []} for a scalar). */
     public static final String SHAPE = "shape";
-    /**
-     * The name of the field holding the safetensors dtype name.
-     */
+    /** The name of the field holding the safetensors dtype name. */
     public static final String DTYPE = "dtype";
 
-    /**
-     * The position of {@link #DATA} in the struct.
-     */
+    /** The position of {@link #DATA} in the struct. */
     public static final int DATA_ORDINAL = 0;
-    /**
-     * The position of {@link #SHAPE} in the struct.
-     */
+    /** The position of {@link #SHAPE} in the struct. */
     public static final int SHAPE_ORDINAL = 1;
-    /**
-     * The position of {@link #DTYPE} in the struct.
-     */
+    /** The position of {@link #DTYPE} in the struct. */
     public static final int DTYPE_ORDINAL = 2;
 
     /** The struct type; the struct itself may be null (a key absent from a file) where the schema says so. */

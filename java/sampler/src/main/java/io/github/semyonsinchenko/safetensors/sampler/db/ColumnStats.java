@@ -90,9 +90,7 @@ public sealed interface ColumnStats {
      *     embedding; the others follow in order
      */
     record Categorical(long numNulls, List<String> categories, int catEmbStart) implements ColumnStats {
-        /**
-         * Copies the categories.
-         */
+        /** Copies the categories. */
         public Categorical {
             categories = List.copyOf(categories);
         }
@@ -115,9 +113,7 @@ public sealed interface ColumnStats {
         }
     }
 
-    /**
-     * An ignored column, serialized as the bare string {@code "Ignored"}; it has no statistics.
-     */
+    /** An ignored column, serialized as the bare string {@code "Ignored"}; it has no statistics. */
     record Ignored() implements ColumnStats {
         @Override
         public SemanticType stype() {

@@ -20,9 +20,7 @@ import java.util.List;
 public record DatabaseMetadata(List<TableMetadata> tables, List<ColumnMetadata> columns,
         List<ColumnStats> columnStats, List<TaskMetadata> tasks, double globalTsMeanUs, double globalTsStdUs) {
 
-    /**
-     * Copies the lists.
-     */
+    /** Copies the lists. */
     public DatabaseMetadata {
         tables = List.copyOf(tables);
         columns = List.copyOf(columns);

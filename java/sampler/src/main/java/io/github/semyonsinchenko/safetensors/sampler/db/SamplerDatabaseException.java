@@ -11,9 +11,12 @@ import java.util.Locale;
 public final class SamplerDatabaseException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** The rule broken. */
     private final DatabaseRule rule;
     private final transient Path file;
+    /** What the rule expected. */
     private final String expected;
+    /** What was found. */
     private final String actual;
 
     /**
