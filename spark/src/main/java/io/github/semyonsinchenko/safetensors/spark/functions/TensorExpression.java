@@ -34,8 +34,8 @@ public final class TensorExpression extends Expression implements RuntimeReplace
     private transient Expression replacement;
 
     /**
-     * A call of {@code function}; the arguments are checked at analysis ({@link
-     * #checkInputDataTypes()}).
+     * A call of {@code function}; the arguments are checked at analysis
+     * ({@link #checkInputDataTypes()}).
      *
      * @param function the function called
      * @param arguments its arguments, as written in the query

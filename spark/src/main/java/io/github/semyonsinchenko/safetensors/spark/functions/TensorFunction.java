@@ -44,7 +44,7 @@ public enum TensorFunction {
     static final Set<Dtype> ARRAY_DTYPES = EnumSet.of(Dtype.F16, Dtype.BF16, Dtype.F32, Dtype.F64, Dtype.I8,
             Dtype.U8, Dtype.I16, Dtype.U16, Dtype.I32, Dtype.U32, Dtype.I64, Dtype.U64);
 
-    /** The name in SQL and in {@code functions.call_function}. */
+    /** The name SQL calls the function by. */
     public final String sqlName;
     private final int minArgs;
     private final int maxArgs;

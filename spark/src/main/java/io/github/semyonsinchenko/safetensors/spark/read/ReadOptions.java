@@ -60,8 +60,8 @@ public record ReadOptions(Layout layout, boolean inferSchema, boolean unbatch, b
      */
     public static final String LOOSE_FILES = "looseFiles";
     /**
-     * {@code coalesce_gap_bytes}: remote reads span gaps up to this many bytes (default {@value
-     * #DEFAULT_COALESCE_GAP_BYTES}).
+     * {@code coalesce_gap_bytes}: remote reads span gaps up to this many bytes (default
+     * {@value #DEFAULT_COALESCE_GAP_BYTES}).
      */
     public static final String COALESCE_GAP_BYTES = "coalesce_gap_bytes";
     /**

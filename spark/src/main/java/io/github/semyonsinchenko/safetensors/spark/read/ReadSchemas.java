@@ -11,8 +11,8 @@ public final class ReadSchemas {
 
     /**
      * The provider's {@code inferSchema}: the schema inferred from the manifest, the tensor index or
-     * the first file's header. Without {@code inferSchema=true} it throws Spark's {@code
-     * AnalysisException} asking for a schema.
+     * the first file's header. Without {@code inferSchema=true} it throws Spark's
+     * {@code AnalysisException} asking for a schema.
      *
      * @param options the read's options
      * @return the inferred schema

@@ -50,8 +50,8 @@ public final class TensorEncoding {
     // ------------------------------------------------------------------ numeric arrays
 
     /**
-     * Writes the elements of the flat array {@code a} as {@code target} into {@code out} at {@code
-     * pos}. A float element type needs a float target.
+     * Writes the elements of the flat array {@code a} as {@code target} into {@code out} at
+     * {@code pos}. A float element type needs a float target.
      *
      * @param a the array; no element may be null (the caller checks)
      * @param e the array's element type

@@ -34,9 +34,9 @@ public final class EmbeddingTable {
 
     /**
      * Copies all rows into {@code dst}, e.g. memory owned by another runtime: a page the file lost to
-     * a truncation is the typed {@link
-     * io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException} naming the file, never a
-     * crash of this process or the JDK's {@link InternalError}.
+     * a truncation is the typed
+     * {@link io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException} naming the file,
+     * never a crash of this process or the JDK's {@link InternalError}.
      *
      * @param dst at least {@code rows * 512} writable bytes
      */
