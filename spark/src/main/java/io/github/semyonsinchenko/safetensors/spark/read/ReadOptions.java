@@ -106,12 +106,12 @@ public record ReadOptions(Layout layout, boolean inferSchema, boolean unbatch, b
     }
 
     /**
-     * Parses and checks the read options on the driver, before any task runs.
+     * Parses and checks the read options on the driver, before any task runs. An unknown option or a
+     * bad value is Spark's {@code AnalysisException} (undeclared, as Spark's interfaces do not declare
+     * it), naming the option and what is allowed.
      *
      * @param raw the options of the read
      * @return the options
-     * @throws org.apache.spark.sql.AnalysisException (undeclared, as Spark's interfaces do not declare
-     *     it) for an unknown option or a bad value, naming it and what is allowed
      */
     public static ReadOptions parse(Map<String, String> raw) {
         try {
