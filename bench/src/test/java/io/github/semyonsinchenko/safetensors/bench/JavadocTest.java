@@ -33,10 +33,10 @@ class JavadocTest {
     static final Map<String, Integer> ALLOWED = Map.of(
             "spark/entry", 0,
             "java/core", 377,
-            "java/sampler", 401,
-            "java/dataset", 182,
+            "java/sampler", 0,
+            "java/dataset", 0,
             "java/loader", 113,
-            "spark", 108);
+            "spark", 0);
 
     static Stream<String> modules() {
         return ALLOWED.keySet().stream().sorted();
