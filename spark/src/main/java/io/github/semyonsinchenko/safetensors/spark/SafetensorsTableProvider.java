@@ -20,6 +20,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * purpose: schema inference belongs to the read side, everything else to {@link SafetensorsTable}.
  */
 public final class SafetensorsTableProvider implements TableProvider, CreatableRelationProvider {
+    /** Created by reflection from {@link SafetensorsDataSource} once the Java version is checked. */
+    public SafetensorsTableProvider() {}
 
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {

@@ -433,6 +433,7 @@ public record Manifest(Layout layout, Map<String, ColumnSchema> schema, List<Sha
      * @param file the manifest or history entry
      * @return its bytes, or null
      * @throws DatasetException {@link DatasetRule#MANIFEST_UNREADABLE} when it exists but cannot be read
+     * @throws IOException when the file system cannot tell whether the file exists
      */
     public static byte[] bytesOf(FileSystem fs, Path file) throws IOException {
         return readBytes(fs, file);

@@ -22,25 +22,51 @@ import java.util.NoSuchElementException;
  */
 public final class Batch implements AutoCloseable {
 
+    /** {@code [B, S]} i8: each cell's semantic type code ({@link SemanticType#code()}). */
     public static final String SEMANTIC_TYPES = "semantic_types";
+    /** {@code [B, S]} i32: each cell's global column index. */
     public static final String COLUMN_IDS = "column_ids";
+    /** {@code [B, S]} u16: the row of the sequence each cell belongs to, in visiting order. */
     public static final String SEQ_ROW_IDS = "seq_row_ids";
+    /** {@code [B, S]} f32: numerical cells' z-scores (0 elsewhere). */
     public static final String NUMERIC_VALUES = "numeric_values";
+    /** {@code [B, S, 15]} f32: timestamp cells' 15 features (0 elsewhere). */
     public static final String TIMESTAMP_VALUES = "timestamp_values";
+    /** {@code [B, S]} u8: 0 or 1 for boolean cells. */
     public static final String BOOL_VALUES = "bool_values";
+    /** {@code [B, S]} u32: categorical cells' global rows of the categorical embeddings. */
     public static final String CATEGORICAL_EMBED_IDS = "categorical_embed_ids";
+    /** {@code [B, S]} u32: text cells' rows of {@link #TEXT_BATCH_EMBEDDINGS}. */
     public static final String TEXT_EMBED_IDS = "text_embed_ids";
+    /** {@code [B, S]} u8: 1 where the cell is null. */
     public static final String IS_NULL = "is_null";
+    /** {@code [B, S]} u8: 1 at the cell holding the task's target. */
     public static final String IS_TARGET = "is_target";
+    /** {@code [B, S]} u8: 1 for padding, the cells past the end of each sequence. */
     public static final String IS_PADDING = "is_padding";
+    /** {@code [B, R, R]} u8: 1 where sequence row {@code i} has a foreign key to sequence row {@code j}. */
     public static final String FK_ADJ = "fk_adj";
+    /** {@code [B, S]} u16: a gather permutation of the positions, sorted by padding, column, position. */
     public static final String COL_PERM = "col_perm";
+    /**
+     * {@code [B, S]} u16: a gather permutation of the positions, rows ranked by a Cuthill-McKee order
+     * over outgoing foreign keys.
+     */
     public static final String OUT_PERM = "out_perm";
+    /** {@code [B, S]} u16: as {@link #OUT_PERM}, over incoming foreign keys. */
     public static final String IN_PERM = "in_perm";
+    /** {@code [U, 256]} f16: the embeddings of the distinct texts of this batch. */
     public static final String TEXT_BATCH_EMBEDDINGS = "text_batch_embeddings";
+    /** {@code [1]} u8: the semantic type code of the task's target. */
     public static final String TARGET_STYPE = "target_stype";
+    /** {@code [1]} u32: the task the batch was drawn from. */
     public static final String TASK_IDX = "task_idx";
+    /**
+     * {@code [1]} u32, opt-in ({@link SamplerConfig#emitCategoricalRange()}): first categorical
+     * embedding row of the target's categories (0 for other tasks).
+     */
     public static final String CAT_EMB_START = "cat_emb_start";
+    /** {@code [1]} u32, opt-in: the number of the target's categories (0 for other tasks). */
     public static final String CAT_EMB_COUNT = "cat_emb_count";
 
     private final BatchPool pool;
@@ -96,13 +122,25 @@ public final class Batch implements AutoCloseable {
         return new BatchTensor(name, dtype, shape, seg.asReadOnly());
     }
 
-    /** Every tensor, in the order of the reference's dict. */
+    /**
+     * Every tensor, in the order of the reference's dict.
+     *
+     * @return the tensors (unmodifiable)
+     * @throws IllegalStateException if the batch is closed
+     */
     public List<BatchTensor> tensors() {
         ensureOpen();
         return tensors;
     }
 
-    /** The tensor called {@code name} (a dict key, e.g. {@link #FK_ADJ}). */
+    /**
+     * The tensor called {@code name}.
+     *
+     * @param name a dict key, e.g. {@link #FK_ADJ}
+     * @return the tensor
+     * @throws NoSuchElementException if the batch has no such tensor (the opt-in ones when not enabled)
+     * @throws IllegalStateException if the batch is closed
+     */
     public BatchTensor tensor(String name) {
         ensureOpen();
         for (BatchTensor t : tensors) {
@@ -114,48 +152,98 @@ public final class Batch implements AutoCloseable {
                 + CAT_EMB_START + ", " + CAT_EMB_COUNT + ")");
     }
 
-    /** The bytes of tensor {@code name}. */
+    /**
+     * The bytes of tensor {@code name}, as {@link #tensor(String)} finds it.
+     *
+     * @param name a dict key
+     * @return a read-only view, valid until the batch is closed
+     */
     public MemorySegment data(String name) {
         return tensor(name).data();
     }
 
+    /**
+     * The split the batch was drawn from.
+     *
+     * @return train or val
+     */
     public Split split() {
         return split;
     }
 
+    /**
+     * The task all sequences of the batch belong to.
+     *
+     * @return the task's index in the database
+     */
     public int taskIdx() {
         return taskIdx;
     }
 
+    /**
+     * The semantic type of the task's target.
+     *
+     * @return the target's type
+     */
     public SemanticType targetStype() {
         return targetStype;
     }
 
+    /**
+     * The number of sequences, {@code B}.
+     *
+     * @return the batch size
+     */
     public int batchSize() {
         return buffers.batch;
     }
 
+    /**
+     * The cells per sequence, {@code S}, padding included.
+     *
+     * @return the sequence length
+     */
     public int sequenceLength() {
         return buffers.seqLen;
     }
 
-    /** {@code U}: rows of {@code text_batch_embeddings}. */
+    /**
+     * {@code U}: rows of {@code text_batch_embeddings}.
+     *
+     * @return the number of distinct texts in the batch
+     */
     public int uniqueTexts() {
         return uniqueTexts;
     }
 
-    /** Non-padding cells of sequence {@code b}. */
+    /**
+     * Non-padding cells of sequence {@code b}.
+     *
+     * @param b the sequence, in {@code [0, B)}
+     * @return its number of cells, at most {@code S}
+     * @throws IllegalStateException if the batch is closed
+     */
     public int cells(int b) {
         ensureOpen();
         return buffers.cells[b];
     }
 
-    /** Writes the batch as a safetensors file (atomically; tensor names = the dict keys). */
+    /**
+     * Writes the batch as a safetensors file (atomically; tensor names = the dict keys).
+     *
+     * @param path the file to write, replaced if it exists
+     * @throws IOException if the file cannot be written
+     */
     public void writeTo(Path path) throws IOException {
         writer().write(path);
     }
 
-    /** Streams the batch as a safetensors file into {@code out} (not closed). */
+    /**
+     * Streams the batch as a safetensors file into {@code out}.
+     *
+     * @param out the channel to write to; left open
+     * @throws IOException if writing fails
+     */
     public void writeTo(WritableByteChannel out) throws IOException {
         writer().write(out);
     }
@@ -168,6 +256,11 @@ public final class Batch implements AutoCloseable {
         return w;
     }
 
+    /**
+     * Whether the batch still owns its memory.
+     *
+     * @return false once {@link #close()} was called
+     */
     public boolean isOpen() {
         return !closed;
     }

@@ -38,7 +38,15 @@ public final class BatchBuilder implements AutoCloseable {
     private final ConcurrentLinkedQueue<SequenceWorker> workers = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
-    /** Does not take ownership of {@code db}: close it after this builder. */
+    /**
+     * Assigns the seeds and starts the worker threads ({@code threads - 1} of them). Does not take
+     * ownership of {@code db}: close it after this builder.
+     *
+     * @param db an open database
+     * @param config the sampler's settings
+     * @throws io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException if a database file
+     *     was truncated while its seeds were read
+     */
     public BatchBuilder(Database db, SamplerConfig config) {
         this.db = db;
         this.config = config;
@@ -64,19 +72,38 @@ public final class BatchBuilder implements AutoCloseable {
         }
     }
 
+    /**
+     * The database sampled from.
+     *
+     * @return the database
+     */
     public Database database() {
         return db;
     }
 
+    /**
+     * The settings sampled with.
+     *
+     * @return the settings
+     */
     public SamplerConfig config() {
         return config;
     }
 
+    /**
+     * Seeds per task and split on this rank.
+     *
+     * @return this rank's seeds
+     */
     public SeedShards shards() {
         return shards;
     }
 
-    /** Batch memory sets created so far; constant in steady state when batches are closed. */
+    /**
+     * Batch memory sets created so far; constant in steady state when batches are closed.
+     *
+     * @return the number of batch memory sets allocated
+     */
     public int buffersCreated() {
         return pool.created();
     }
@@ -84,6 +111,10 @@ public final class BatchBuilder implements AutoCloseable {
     /**
      * A stream of batches of {@code split} (train or val), seeded as the reference's producer:
      * {@code seed + rank * 1000 + (0 for train, 1 for val)}.
+     *
+     * @param split train or val
+     * @return a new stream; each call starts from the same seed
+     * @throws IllegalArgumentException for the test split, which is never sampled
      */
     public Stream stream(Split split) {
         if (split == Split.TEST) {
@@ -121,16 +152,31 @@ public final class BatchBuilder implements AutoCloseable {
             this.seqSeeds = new long[config.batchSize()];
         }
 
+        /**
+         * The split this stream draws from.
+         *
+         * @return train or val
+         */
         public Split split() {
             return split;
         }
 
-        /** True if this rank has seeds of this split in some task (otherwise {@link #next()} returns null). */
+        /**
+         * Whether this rank has seeds of this split in some task (otherwise {@link #next()} returns null).
+         *
+         * @return true if batches can be drawn
+         */
         public boolean hasSeeds() {
             return tasksWithSeeds.length > 0;
         }
 
-        /** The next batch, or null when this rank has no seed of this split (nothing is drawn then). */
+        /**
+         * Builds the next batch; the caller owns it and closes it.
+         *
+         * @return the batch, or null when this rank has no seed of this split (nothing is drawn then)
+         * @throws io.github.semyonsinchenko.safetensors.mmap.MappedFileFaultException if a database
+         *     file was truncated while the batch was built
+         */
         public Batch next() {
             if (closed) {
                 throw new IllegalStateException("the batch builder is closed");

@@ -45,7 +45,14 @@ public final class Sampler implements AutoCloseable {
         val.start();
     }
 
-    /** Opens the database in {@code dir} (owned by the sampler, closed with it) and starts sampling. */
+    /**
+     * Opens the database in {@code dir} (owned by the sampler, closed with it) and starts sampling.
+     *
+     * @param dir the database folder
+     * @param config the sampler's settings
+     * @return a running sampler; close it when done
+     * @throws IOException if the database cannot be opened or fails its checks
+     */
     public static Sampler open(Path dir, SamplerConfig config) throws IOException {
         Database db = Database.open(dir);
         try {
@@ -56,30 +63,65 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
-    /** Samples from an open database that the caller keeps owning (close it after the sampler). */
+    /**
+     * Samples from an open database that the caller keeps owning (close it after the sampler).
+     *
+     * @param db an open database
+     * @param config the sampler's settings
+     * @return a running sampler; close it before the database
+     */
     public static Sampler of(Database db, SamplerConfig config) {
         return new Sampler(db, false, config);
     }
 
-    /** The next training batch; blocks until one is ready. */
+    /**
+     * The next training batch; blocks until one is ready. The caller owns it and closes it.
+     *
+     * @return the next training batch
+     * @throws InterruptedException if the calling thread is interrupted while waiting
+     * @throws SamplerShutdownException if the sampler was shut down
+     * @throws SamplerException if a producer failed or this rank has no training seed
+     */
     public Batch nextTrain() throws InterruptedException {
         return train.next();
     }
 
-    /** The next validation batch (drawn with replacement); blocks until one is ready. */
+    /**
+     * The next validation batch (drawn with replacement); blocks until one is ready. The caller owns
+     * it and closes it.
+     *
+     * @return the next validation batch
+     * @throws InterruptedException if the calling thread is interrupted while waiting
+     * @throws SamplerShutdownException if the sampler was shut down
+     * @throws SamplerException if a producer failed or this rank has no validation seed
+     */
     public Batch nextVal() throws InterruptedException {
         return val.next();
     }
 
+    /**
+     * The database sampled from.
+     *
+     * @return the database (owned by the sampler when it was made by {@link #open})
+     */
     public Database database() {
         return db;
     }
 
+    /**
+     * The settings sampled with.
+     *
+     * @return the settings
+     */
     public SamplerConfig config() {
         return builder.config();
     }
 
-    /** Seeds per task and split on this rank. */
+    /**
+     * Seeds per task and split on this rank.
+     *
+     * @return this rank's seeds
+     */
     public SeedShards shards() {
         return builder.shards();
     }
@@ -88,17 +130,28 @@ public final class Sampler implements AutoCloseable {
      * {@code [C, 256]} f16 column-name embeddings (a read-only view of the mapping: a read of a page
      * the file lost since is the JDK's {@link InternalError}; {@code db.columnEmbeddings().copyTo}
      * copies with the typed exception instead).
+     *
+     * @return the column-name embeddings, valid while the database is open
      */
     public MemorySegment columnEmbeddings() {
         return db.columnEmbeddings().segment();
     }
 
-    /** {@code [Vc, 256]} f16 categorical embeddings (a read-only view of the mapping, as {@link #columnEmbeddings()}). */
+    /**
+     * {@code [Vc, 256]} f16 categorical embeddings (a read-only view of the mapping, as
+     * {@link #columnEmbeddings()}).
+     *
+     * @return the categorical embeddings, valid while the database is open
+     */
     public MemorySegment categoricalEmbeddings() {
         return db.categoricalEmbeddings().segment();
     }
 
-    /** Batch memory sets created so far; stays constant in steady state when batches are closed. */
+    /**
+     * Batch memory sets created so far; stays constant in steady state when batches are closed.
+     *
+     * @return the number of batch memory sets allocated
+     */
     public int buffersCreated() {
         return builder.buffersCreated();
     }
@@ -143,6 +196,7 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
+    /** Same as {@link #shutdown()}. */
     @Override
     public void close() {
         shutdown();

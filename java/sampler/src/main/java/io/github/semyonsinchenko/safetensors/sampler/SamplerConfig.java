@@ -7,6 +7,23 @@ import java.util.Locale;
  * split_seed 123, seed 42, num_prefetch 3, batch 32, sequence length 1024, bfs_child_width 16,
  * max_rows_per_seq 200). Built and validated by {@link #builder()}; immutable.
  *
+ * @param rank this process's rank, in {@code [0, worldSize)}; it samples every
+ *     {@code worldSize}-th seed of each split
+ * @param worldSize the number of ranks sharing the seeds, at least 1
+ * @param trainRatio the share of seeds in the training split (with {@code valRatio}, compared
+ *     against a hash bucket in {@code [0, 1000)})
+ * @param valRatio the share of seeds in the validation split
+ * @param testRatio the share of seeds in the test split (never sampled; plays no part in the
+ *     assignment)
+ * @param splitSeed the key of the hash that assigns seeds to splits
+ * @param seed the seed of the random walks; equal settings give equal batches
+ * @param numPrefetch training batches built ahead of the consumer, at least 0 (0: each is built
+ *     when asked for)
+ * @param batchSize sequences per batch ({@code B}), at least 1
+ * @param sequenceLength cells per sequence ({@code S}), in {@code [1, 65535]}
+ * @param bfsChildWidth the most children of one visited row queued (a random subset when more pass
+ *     the time filter), at least 0
+ * @param maxRowsPerSeq the most rows in one sequence ({@code R}), in {@code [1, 65536]}
  * @param threads workers building the sequences of one batch (default: available processors);
  *     batches do not depend on it
  * @param emitCategoricalRange also emit {@code cat_emb_start}/{@code cat_emb_count} (opt-in; the
@@ -21,6 +38,12 @@ public record SamplerConfig(int rank, int worldSize, float trainRatio, float val
     /** Row ids are u16 in the batch. */
     public static final int MAX_ROWS_PER_SEQ = 65_536;
 
+    /**
+     * Checks the settings.
+     *
+     * @throws IllegalArgumentException naming the setting and its range when one is out of range, or
+     *     when a batch tensor would exceed 2^31 bytes
+     */
     public SamplerConfig {
         check(worldSize >= 1, "world_size must be at least 1, got %d", worldSize);
         check(rank >= 0 && rank < worldSize, "rank must be in [0, world_size=%d), got %d", worldSize, rank);
@@ -48,11 +71,20 @@ public record SamplerConfig(int rank, int worldSize, float trainRatio, float val
         }
     }
 
+    /**
+     * A builder starting from the reference's defaults.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A builder starting from these settings. */
+    /**
+     * A builder starting from these settings.
+     *
+     * @return a new builder holding these settings
+     */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.rank = rank;
@@ -72,7 +104,7 @@ public record SamplerConfig(int rank, int worldSize, float trainRatio, float val
         return b;
     }
 
-    /** Settings builder; {@link #build()} validates. */
+    /** Settings builder; {@link #build()} validates. Not thread-safe. */
     public static final class Builder {
         private int rank = 0;
         private int worldSize = 1;
@@ -91,12 +123,27 @@ public record SamplerConfig(int rank, int worldSize, float trainRatio, float val
 
         private Builder() {}
 
+        /**
+         * Sets this process's rank among {@code worldSize} ranks (default 0 of 1).
+         *
+         * @param rank this process's rank, in {@code [0, worldSize)}
+         * @param worldSize the number of ranks, at least 1
+         * @return this builder
+         */
         public Builder rank(int rank, int worldSize) {
             this.rank = rank;
             this.worldSize = worldSize;
             return this;
         }
 
+        /**
+         * Sets the split ratios (default 0.8/0.1/0.1); they need not sum to 1.
+         *
+         * @param train the training share
+         * @param val the validation share
+         * @param test the test share
+         * @return this builder
+         */
         public Builder splitRatios(float train, float val, float test) {
             this.trainRatio = train;
             this.valRatio = val;
@@ -104,51 +151,112 @@ public record SamplerConfig(int rank, int worldSize, float trainRatio, float val
             return this;
         }
 
+        /**
+         * Sets the key of the split assignment (default 123).
+         *
+         * @param splitSeed the hash key
+         * @return this builder
+         */
         public Builder splitSeed(long splitSeed) {
             this.splitSeed = splitSeed;
             return this;
         }
 
+        /**
+         * Sets the seed of the random walks (default 42).
+         *
+         * @param seed the seed
+         * @return this builder
+         */
         public Builder seed(long seed) {
             this.seed = seed;
             return this;
         }
 
+        /**
+         * Sets how many training batches are built ahead (default 3).
+         *
+         * @param numPrefetch at least 0
+         * @return this builder
+         */
         public Builder numPrefetch(int numPrefetch) {
             this.numPrefetch = numPrefetch;
             return this;
         }
 
+        /**
+         * Sets the sequences per batch (default 32).
+         *
+         * @param batchSize at least 1
+         * @return this builder
+         */
         public Builder batchSize(int batchSize) {
             this.batchSize = batchSize;
             return this;
         }
 
+        /**
+         * Sets the cells per sequence (default 1024).
+         *
+         * @param sequenceLength in {@code [1, 65535]}
+         * @return this builder
+         */
         public Builder sequenceLength(int sequenceLength) {
             this.sequenceLength = sequenceLength;
             return this;
         }
 
+        /**
+         * Sets the most children of one visited row queued by the walk (default 16).
+         *
+         * @param bfsChildWidth at least 0
+         * @return this builder
+         */
         public Builder bfsChildWidth(int bfsChildWidth) {
             this.bfsChildWidth = bfsChildWidth;
             return this;
         }
 
+        /**
+         * Sets the most rows in one sequence (default 200).
+         *
+         * @param maxRowsPerSeq in {@code [1, 65536]}
+         * @return this builder
+         */
         public Builder maxRowsPerSeq(int maxRowsPerSeq) {
             this.maxRowsPerSeq = maxRowsPerSeq;
             return this;
         }
 
+        /**
+         * Sets the workers building one batch's sequences (default: available processors); batches do
+         * not depend on it.
+         *
+         * @param threads at least 1
+         * @return this builder
+         */
         public Builder threads(int threads) {
             this.threads = threads;
             return this;
         }
 
+        /**
+         * Also emits {@code cat_emb_start}/{@code cat_emb_count} (default off, as the reference).
+         *
+         * @param emit whether to emit them
+         * @return this builder
+         */
         public Builder emitCategoricalRange(boolean emit) {
             this.emitCategoricalRange = emit;
             return this;
         }
 
+        /**
+         * Validates and builds the settings.
+         *
+         * @return the settings
+         * @throws IllegalArgumentException naming the first setting out of range
+         */
         public SamplerConfig build() {
             return new SamplerConfig(rank, worldSize, trainRatio, valRatio, testRatio, splitSeed, seed, numPrefetch,
                     batchSize, sequenceLength, bfsChildWidth, maxRowsPerSeq, threads, emitCategoricalRange);

@@ -4,6 +4,11 @@ package io.github.semyonsinchenko.safetensors.sampler;
 public final class SamplerShutdownException extends SamplerException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A shutdown seen by a consumer.
+     *
+     * @param message which batches will not come
+     */
     public SamplerShutdownException(String message) {
         super(message);
     }

@@ -11,6 +11,12 @@ import io.github.semyonsinchenko.safetensors.sampler.db.TaskData;
 public final class SeedShards {
     private final int[][][] shards; // [split][task] -> seed indices on this rank
 
+    /**
+     * Reads every task's seeds and assigns this rank's share.
+     *
+     * @param db the database whose tasks are split
+     * @param config the split ratios, split seed, rank and world size
+     */
     public SeedShards(Database db, SamplerConfig config) {
         int numTasks = db.numTasks();
         Split[] splits = Split.values();
@@ -38,16 +44,32 @@ public final class SeedShards {
         }
     }
 
-    /** Seed indices of {@code task} in {@code split} on this rank, in file order (not a copy: do not modify). */
+    /**
+     * Seed indices of {@code task} in {@code split} on this rank, in file order.
+     *
+     * @param split the split
+     * @param task the task's index
+     * @return the seed indices (not a copy: do not modify)
+     */
     public int[] shard(Split split, int task) {
         return shards[split.ordinal()][task];
     }
 
+    /**
+     * The number of tasks in the database.
+     *
+     * @return the task count
+     */
     public int numTasks() {
         return shards[0].length;
     }
 
-    /** Seeds of {@code split} on this rank, over all tasks. */
+    /**
+     * Seeds of {@code split} on this rank, over all tasks.
+     *
+     * @param split the split
+     * @return the seed count
+     */
     public long total(Split split) {
         long n = 0;
         for (int[] s : shards[split.ordinal()]) {

@@ -12,7 +12,15 @@ public final class SipHash13 {
     private static final long V2 = 0x6c7967656e657261L;
     private static final long V3 = 0x7465646279746573L;
 
-    /** The hash of {@code LE32(task) || LE32(anchorRow) || LE64(splitSeed)}, as the split assignment feeds it. */
+    /**
+     * The hash of {@code LE32(task) || LE32(anchorRow) || LE64(splitSeed)}, as the split assignment
+     * feeds it.
+     *
+     * @param task the task's index
+     * @param anchorRow the seed's anchor row
+     * @param splitSeed the split seed
+     * @return the 64-bit hash
+     */
     public static long hashSplitKey(int task, int anchorRow, long splitSeed) {
         long m0 = Integer.toUnsignedLong(task) | (Integer.toUnsignedLong(anchorRow) << 32);
         State s = new State();
@@ -21,7 +29,12 @@ public final class SipHash13 {
         return s.finish(16, 0);
     }
 
-    /** The hash of any byte string. */
+    /**
+     * The hash of any byte string.
+     *
+     * @param message the bytes hashed
+     * @return the 64-bit hash
+     */
     public static long hash(byte[] message) {
         State s = new State();
         int words = message.length / 8;

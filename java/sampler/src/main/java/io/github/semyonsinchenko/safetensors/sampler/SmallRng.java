@@ -12,11 +12,20 @@ public final class SmallRng {
     private long s2;
     private long s3;
 
+    /**
+     * A generator in the state {@code seed_from_u64(seed)} gives.
+     *
+     * @param seed the seed
+     */
     public SmallRng(long seed) {
         seed(seed);
     }
 
-    /** Resets the state as {@code seed_from_u64(seed)} does (SplitMix64). */
+    /**
+     * Resets the state as {@code seed_from_u64(seed)} does (SplitMix64).
+     *
+     * @param seed the seed
+     */
     public void seed(long seed) {
         long x = seed;
         x += 0x9e3779b97f4a7c15L;
@@ -35,6 +44,11 @@ public final class SmallRng {
         return z ^ (z >>> 31);
     }
 
+    /**
+     * The next 64 random bits.
+     *
+     * @return any long, uniformly
+     */
     public long nextLong() {
         long result = Long.rotateLeft(s0 + s3, 23) + s0;
         long t = s1 << 17;
@@ -47,7 +61,11 @@ public final class SmallRng {
         return result;
     }
 
-    /** The upper 32 bits of {@link #nextLong()}, as an unsigned value. */
+    /**
+     * The upper 32 bits of {@link #nextLong()}, as an unsigned value.
+     *
+     * @return a value in {@code [0, 2^32)}
+     */
     public long nextInt() {
         return nextLong() >>> 32;
     }
@@ -55,6 +73,9 @@ public final class SmallRng {
     /**
      * A uniform value in {@code [0, n)} for {@code 1 <= n < 2^32}: the widening multiply with one
      * optional correction word that the reference uses (one or two words drawn).
+     *
+     * @param n the bound, in {@code [1, 2^32)}
+     * @return a value in {@code [0, n)}
      */
     public long below(long n) {
         long m = nextInt() * n;
@@ -73,6 +94,10 @@ public final class SmallRng {
      * Shuffles {@code a[from, from + length)} in place exactly as the reference's slice shuffle:
      * a forward Fisher-Yates whose swap indices come several at a time from one draw below a
      * product of consecutive integers. Draws nothing when {@code length <= 1}.
+     *
+     * @param a the array
+     * @param from the first index shuffled
+     * @param length the number of elements shuffled, below 2^32
      */
     public void shuffle(int[] a, int from, int length) {
         if (length <= 1) {

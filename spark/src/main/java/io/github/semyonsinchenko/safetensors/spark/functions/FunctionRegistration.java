@@ -18,6 +18,9 @@ import scala.runtime.BoxedUnit;
  * (the class named in {@code spark.sql.extensions}), which checks the Java version first.
  */
 public final class FunctionRegistration implements Function1<SparkSessionExtensions, BoxedUnit> {
+    /** Created by reflection from {@code SafetensorsExtensions} once the Java version is checked. */
+    public FunctionRegistration() {}
+
     @Override
     public BoxedUnit apply(SparkSessionExtensions extensions) {
         for (TensorFunction f : TensorFunction.values()) {

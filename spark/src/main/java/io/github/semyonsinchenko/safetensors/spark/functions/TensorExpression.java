@@ -25,17 +25,32 @@ import scala.jdk.javaapi.CollectionConverters;
  * the same member as the trait, this class delegates to the replacement as the trait does.
  */
 public final class TensorExpression extends Expression implements RuntimeReplaceable {
+    /** The function called. */
     private final TensorFunction function;
+    /** The arguments, as written in the query. */
     private final Seq<Expression> arguments;
+    /** The trait's {@code nodePatterns}, set by {@code RuntimeReplaceable.$init$}. */
     private Seq<Enumeration.Value> nodePatterns;
     private transient Expression replacement;
 
+    /**
+     * A call of {@code function}; the arguments are checked at analysis
+     * ({@link #checkInputDataTypes()}).
+     *
+     * @param function the function called
+     * @param arguments its arguments, as written in the query
+     */
     public TensorExpression(TensorFunction function, Seq<Expression> arguments) {
         this.function = Objects.requireNonNull(function, "function");
         this.arguments = Objects.requireNonNull(arguments, "arguments");
         RuntimeReplaceable.$init$(this);
     }
 
+    /**
+     * The function called.
+     *
+     * @return the function
+     */
     public TensorFunction function() {
         return function;
     }

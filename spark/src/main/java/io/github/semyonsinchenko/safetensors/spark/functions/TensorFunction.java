@@ -26,11 +26,14 @@ import scala.jdk.javaapi.CollectionConverters;
  * each one is replaced with.
  */
 public enum TensorFunction {
+    /** {@code arr_to_st(array, shape, dtype[, rounding])}: a flat numeric array to a Tensor Struct. */
     ARR_TO_ST("arr_to_st", 3, 4,
             "_FUNC_(array, shape, dtype[, rounding]) - A Tensor Struct of the flat numeric array in dtype "
                     + "(F16, BF16, F32, F64, I8..U64) with the given shape; rounding 'rne' (default) or 'trunc'."),
+    /** {@code st_to_array(tensor)}: a Tensor Struct to a flat {@code array<float>}. */
     ST_TO_ARRAY("st_to_array", 1, 1,
             "_FUNC_(tensor) - The Tensor Struct's elements as a flat array<float> (row-major)."),
+    /** {@code st_convert(tensor, dtype[, rounding])}: a float Tensor Struct to another float dtype. */
     ST_CONVERT("st_convert", 2, 3,
             "_FUNC_(tensor, dtype[, rounding]) - The float Tensor Struct converted to another float dtype "
                     + "(F16, BF16, F32, F64); rounding 'rne' (default) or 'trunc'.");
@@ -41,9 +44,11 @@ public enum TensorFunction {
     static final Set<Dtype> ARRAY_DTYPES = EnumSet.of(Dtype.F16, Dtype.BF16, Dtype.F32, Dtype.F64, Dtype.I8,
             Dtype.U8, Dtype.I16, Dtype.U16, Dtype.I32, Dtype.U32, Dtype.I64, Dtype.U64);
 
+    /** The name SQL calls the function by. */
     public final String sqlName;
     private final int minArgs;
     private final int maxArgs;
+    /** The text {@code DESCRIBE FUNCTION} shows ({@code _FUNC_} stands for the name). */
     public final String usage;
 
     TensorFunction(String sqlName, int minArgs, int maxArgs, String usage) {
@@ -53,10 +58,20 @@ public enum TensorFunction {
         this.usage = usage;
     }
 
+    /**
+     * The fewest arguments a call takes.
+     *
+     * @return the minimum arity
+     */
     public int minArgs() {
         return minArgs;
     }
 
+    /**
+     * The most arguments a call takes (the optional rounding included).
+     *
+     * @return the maximum arity
+     */
     public int maxArgs() {
         return maxArgs;
     }

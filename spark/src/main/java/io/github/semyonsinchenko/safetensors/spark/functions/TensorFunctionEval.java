@@ -34,7 +34,19 @@ public final class TensorFunctionEval {
 
     // ------------------------------------------------------------------ arr_to_st
 
-    /** {@code arr_to_st}: a flat numeric array and a shape to a Tensor Struct in {@code dtype}. */
+    /**
+     * {@code arr_to_st}: a flat numeric array and a shape to a Tensor Struct in {@code dtype}.
+     *
+     * @param values the array; no element may be null
+     * @param shape the dimensions; their product must equal the array's length
+     * @param element the {@link ElementType} ordinal of the array's elements
+     * @param dtype the {@link Dtype} ordinal of the result
+     * @param truncate true to round toward zero, false to round to nearest even
+     * @return the Tensor Struct
+     * @throws IllegalArgumentException naming the function and the values when the shape does not
+     *     match, an element is null, a value does not fit the dtype or the result exceeds one binary
+     *     value
+     */
     public static InternalRow arrToSt(ArrayData values, ArrayData shape, int element, int dtype, boolean truncate) {
         String fn = TensorFunction.ARR_TO_ST.sqlName;
         ElementType e = ELEMENTS[element];
@@ -60,7 +72,15 @@ public final class TensorFunctionEval {
 
     // ------------------------------------------------------------------ st_to_array
 
-    /** {@code st_to_array}: a Tensor Struct to a flat {@code array<float>}, widened by the kernels. */
+    /**
+     * {@code st_to_array}: a Tensor Struct to a flat {@code array<float>} in row-major order, widened
+     * by the kernels.
+     *
+     * @param tensor a Tensor Struct
+     * @return the elements as floats
+     * @throws IllegalArgumentException naming the function when a field is null, the dtype cannot be
+     *     read as floats or the data length does not match the shape
+     */
     public static ArrayData stToArray(InternalRow tensor) {
         String fn = TensorFunction.ST_TO_ARRAY.sqlName;
         Dtype dtype = dtype(fn, tensor);
@@ -81,7 +101,16 @@ public final class TensorFunctionEval {
 
     // ------------------------------------------------------------------ st_convert
 
-    /** {@code st_convert}: a float Tensor Struct to another float dtype, same shape. */
+    /**
+     * {@code st_convert}: a float Tensor Struct to another float dtype, same shape.
+     *
+     * @param tensor a Tensor Struct of dtype F16, BF16, F32 or F64
+     * @param dtype the {@link Dtype} ordinal of the result, a float dtype
+     * @param truncate true to round toward zero, false to round to nearest even
+     * @return the converted Tensor Struct
+     * @throws IllegalArgumentException naming the function when a field is null, the tensor is not a
+     *     float tensor or the data length does not match the shape
+     */
     public static InternalRow stConvert(InternalRow tensor, int dtype, boolean truncate) {
         String fn = TensorFunction.ST_CONVERT.sqlName;
         Dtype source = dtype(fn, tensor);

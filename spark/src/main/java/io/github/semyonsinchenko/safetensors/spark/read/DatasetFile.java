@@ -11,6 +11,12 @@ import java.io.Serializable;
  *     tail batch holds more rows than that), or -1 when unknown
  */
 public record DatasetFile(String path, long length, long samples) implements Serializable {
+    /**
+     * A file whose number of samples is unknown.
+     *
+     * @param path the fully qualified path
+     * @param length the file's size in bytes
+     */
     public DatasetFile(String path, long length) {
         this(path, length, -1);
     }

@@ -33,14 +33,23 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * {@code _} or {@code .} excluded); a file or glob contributes itself.
  */
 public final class DatasetResolver {
+    /** The kv layout's key column: the part of a tensor's name before the separator. */
     public static final String TENSOR_KEY = "tensor_key";
     static final String EXTENSION = ".safetensors";
 
     private DatasetResolver() {}
 
     /**
+     * Resolves the read's paths. A path that does not exist, or a directory that was a dataset but has
+     * no manifest (without {@code looseFiles}), is Spark's {@code AnalysisException}.
+     *
+     * @param options the read's options, with {@code path} or {@code paths}
+     * @param opts the parsed read options
+     * @param userSchema the schema the user gave, or null when it is being inferred
+     * @param conf the Hadoop configuration
      * @param checkShards check the first shard against the manifest (the scan's resolution does;
      *     schema inference, which resolves the same paths just before, does not repeat the read)
+     * @return the files and naming rules of the read
      */
     public static ResolvedDataset resolve(CaseInsensitiveStringMap options, ReadOptions opts, StructType userSchema,
                                           Configuration conf, boolean checkShards) {

@@ -69,7 +69,13 @@ sealed interface MetaFilter extends Serializable {
         }
     }
 
-    /** {@code =}, {@code <>} and null-safe {@code <=>} against a literal (null allowed for {@code <=>}). */
+    /**
+     * {@code =}, {@code <>} and null-safe {@code <=>} against a literal (null allowed for {@code <=>}).
+     *
+     * @param ref what is compared
+     * @param op {@code "="}, {@code "<>"} or {@code "<=>"}
+     * @param literal the literal's value, in the form {@code ref}'s target takes (null only for {@code <=>})
+     */
     record Compare(Ref ref, String op, Object literal) implements MetaFilter {
         public Boolean eval(RowSpec row) {
             Object v = ref.value(row);
@@ -102,7 +108,13 @@ sealed interface MetaFilter extends Serializable {
         }
     }
 
-    /** STARTS_WITH / ENDS_WITH / CONTAINS on a string target. */
+    /**
+     * STARTS_WITH / ENDS_WITH / CONTAINS on a string target.
+     *
+     * @param ref a string target (key or dtype)
+     * @param op {@code "STARTS_WITH"}, {@code "ENDS_WITH"} or {@code "CONTAINS"}
+     * @param literal the string matched
+     */
     record StringMatch(Ref ref, String op, String literal) implements MetaFilter {
         public Boolean eval(RowSpec row) {
             Object v = ref.value(row);

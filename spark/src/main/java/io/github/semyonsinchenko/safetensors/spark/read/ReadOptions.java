@@ -34,15 +34,40 @@ public record ReadOptions(Layout layout, boolean inferSchema, boolean unbatch, b
                           long coalesceGapBytes, long maxReadBytes)
         implements Serializable {
 
+    /** {@code layout}: {@code auto} (default), {@code wide}, or {@code kv} (also {@code key_value}). */
     public static final String LAYOUT = "layout";
+    /** {@code inferSchema}: infer the schema when none is given (default false). */
     public static final String INFER_SCHEMA = "inferSchema";
+    /** {@code unbatch}: one row per sample of a batch dataset (default false). */
     public static final String UNBATCH = "unbatch";
+    /** {@code ignoreCorruptFiles}: skip files with an invalid header (default: the session's setting). */
     public static final String IGNORE_CORRUPT_FILES = "ignoreCorruptFiles";
+    /**
+     * {@code ignoreMissingFiles}: skip files that vanished after the listing (default: the session's
+     * setting).
+     */
     public static final String IGNORE_MISSING_FILES = "ignoreMissingFiles";
+    /**
+     * {@code useIndex}: pick files through the tensor index for {@code tensor_key} filters (default
+     * true).
+     */
     public static final String USE_INDEX = "useIndex";
+    /** {@code mmap}: memory-map local files (default true). */
     public static final String MMAP = "mmap";
+    /**
+     * {@code looseFiles}: read the files of a directory that was a dataset but has no manifest
+     * (default false).
+     */
     public static final String LOOSE_FILES = "looseFiles";
+    /**
+     * {@code coalesce_gap_bytes}: remote reads span gaps up to this many bytes (default
+     * {@value #DEFAULT_COALESCE_GAP_BYTES}).
+     */
     public static final String COALESCE_GAP_BYTES = "coalesce_gap_bytes";
+    /**
+     * {@code max_read_bytes}: the largest read fetching more than one tensor, in bytes (default
+     * {@value #DEFAULT_MAX_READ_BYTES}; 0: one request per tensor).
+     */
     public static final String MAX_READ_BYTES = "max_read_bytes";
     /** A gap of up to 1 MiB costs less to read than one more request to an object store. */
     public static final long DEFAULT_COALESCE_GAP_BYTES = 1L << 20;
@@ -50,7 +75,20 @@ public record ReadOptions(Layout layout, boolean inferSchema, boolean unbatch, b
     public static final long DEFAULT_MAX_READ_BYTES = 16L << 20;
 
     /** How tensors map to rows. */
-    public enum Layout { AUTO, WIDE, KV }
+    public enum Layout {
+        /** What the manifest says: kv for datasets written with {@code name_col}, else wide. */
+        AUTO,
+        /**
+         * One column per tensor name (plain files, one row per file) or per serialized column (batch
+         * datasets, one row per batch).
+         */
+        WIDE,
+        /**
+         * One row per written row: {@code tensor_key} plus a nullable column per serialized column (a
+         * plain file read as kv: one row per tensor, column {@code tensor}).
+         */
+        KV
+    }
 
     /** Every option the read reads ({@code path} and {@code paths} are Spark's). */
     public static final Set<String> KNOWN = Set.of("path", "paths", LAYOUT, INFER_SCHEMA, UNBATCH,
@@ -68,12 +106,12 @@ public record ReadOptions(Layout layout, boolean inferSchema, boolean unbatch, b
     }
 
     /**
-     * Parses and checks the read options on the driver, before any task runs.
+     * Parses and checks the read options on the driver, before any task runs. An unknown option or a
+     * bad value is Spark's {@code AnalysisException} (undeclared, as Spark's interfaces do not declare
+     * it), naming the option and what is allowed.
      *
      * @param raw the options of the read
      * @return the options
-     * @throws org.apache.spark.sql.AnalysisException (undeclared, as Spark's interfaces do not declare
-     *     it) for an unknown option or a bad value, naming it and what is allowed
      */
     public static ReadOptions parse(Map<String, String> raw) {
         try {

@@ -9,6 +9,14 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 public final class ReadSchemas {
     private ReadSchemas() {}
 
+    /**
+     * The provider's {@code inferSchema}: the schema inferred from the manifest, the tensor index or
+     * the first file's header. Without {@code inferSchema=true} it throws Spark's
+     * {@code AnalysisException} asking for a schema.
+     *
+     * @param options the read's options
+     * @return the inferred schema
+     */
     public static StructType infer(CaseInsensitiveStringMap options) {
         ReadOptions read = ReadOptions.parse(options);
         if (!read.inferSchema()) {

@@ -32,6 +32,7 @@ public record ResolvedDataset(List<DatasetFile> files, ReadOptions.Layout layout
                               Map<String, ColumnSchema> manifestSchema,
                               String indexRoot, Manifest indexed, boolean hasManifest, ShardCheck shardCheck)
         implements Serializable {
+    /** Copies the file list, the naming columns and the schema. */
     public ResolvedDataset {
         files = List.copyOf(files);
         namingColumns = List.copyOf(namingColumns);

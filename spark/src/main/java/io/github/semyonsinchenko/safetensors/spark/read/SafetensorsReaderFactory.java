@@ -21,12 +21,18 @@ import org.apache.spark.util.TaskCompletionListener;
 public final class SafetensorsReaderFactory implements PartitionReaderFactory {
     private static final long serialVersionUID = 1L;
 
+    /** The Hadoop configuration, broadcast once per scan. */
     private final Broadcast<SerializableConfiguration> conf;
+    /** The dataset's layout and naming rules, without its file list. */
     private final ResolvedDataset dataset;
+    /** The table's tensor columns, in schema order. */
     @SuppressWarnings("serial") // always a List.copyOf, which serializes
     private final List<String> wideColumns;
+    /** The schema each row is emitted in. */
     private final StructType readSchema;
+    /** The parsed read options. */
     private final ReadOptions options;
+    /** The pushed filter decided from headers alone. */
     private final MetaFilter filter;
 
     SafetensorsReaderFactory(Broadcast<SerializableConfiguration> conf, ResolvedDataset dataset, StructType tableSchema,

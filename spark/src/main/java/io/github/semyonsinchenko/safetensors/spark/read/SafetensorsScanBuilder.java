@@ -28,6 +28,14 @@ public final class SafetensorsScanBuilder implements ScanBuilder, SupportsPushDo
     private final List<Predicate> pushed = new ArrayList<>();
     private final List<MetaFilter> filters = new ArrayList<>();
 
+    /**
+     * A scan of a resolved dataset; Spark then pushes required columns and filters.
+     *
+     * @param dataset the files and naming rules resolved on the driver
+     * @param tableSchema the table's schema (given or inferred)
+     * @param options the parsed read options
+     * @param rawOptions the read's options as given, for the Hadoop configuration
+     */
     public SafetensorsScanBuilder(ResolvedDataset dataset, StructType tableSchema, ReadOptions options,
                                   Map<String, String> rawOptions) {
         this.dataset = dataset;

@@ -28,6 +28,15 @@ import org.apache.spark.sql.types.StructType;
 public final class SchemaInference {
     private SchemaInference() {}
 
+    /**
+     * The schema of a read, as the class describes. Fails with Spark's {@code AnalysisException} when
+     * there is nothing to infer from.
+     *
+     * @param ds the resolved dataset
+     * @param conf the Hadoop configuration for reading the first file's header
+     * @param ignoreCorruptFiles skip files whose header is invalid, using the first valid one
+     * @return the inferred schema
+     */
     public static StructType infer(ResolvedDataset ds, Configuration conf, boolean ignoreCorruptFiles) {
         // kv and batch datasets: the resolver already named the columns (manifest schema, else index).
         List<String> columns = new ArrayList<>(ds.namingColumns());

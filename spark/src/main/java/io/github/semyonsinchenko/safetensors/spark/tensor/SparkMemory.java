@@ -17,9 +17,15 @@ public final class SparkMemory {
     private SparkMemory() {}
 
     /**
-     * The {@code elementBytes}-wide elements of {@code a} as one segment: a view when {@code a} is
-     * an {@link UnsafeArrayData} (its elements are little-endian, as in a safetensors file, on the
-     * little-endian platforms Spark and the kernels run on), else null.
+     * The {@code elementBytes}-wide elements of {@code a} as one segment, without copying: a view when
+     * {@code a} is an {@link UnsafeArrayData} (its elements are little-endian, as in a safetensors
+     * file, on the little-endian platforms Spark and the kernels run on). Valid only while Spark keeps
+     * {@code a}.
+     *
+     * @param a a Spark array
+     * @param elementBytes the width of one element, in bytes
+     * @return a view of the elements, or null when {@code a} is another representation (then copy
+     *     them)
      */
     public static MemorySegment elements(ArrayData a, int elementBytes) {
         if (!LittleEndian.IS_NATIVE_ORDER || !(a instanceof UnsafeArrayData u)) {
@@ -29,7 +35,13 @@ public final class SparkMemory {
         return view(u.getBaseObject(), start, (long) u.numElements() * elementBytes);
     }
 
-    /** The Tensor Struct's data bytes, read in place when the struct is an UnsafeRow. */
+    /**
+     * The Tensor Struct's data bytes: read in place when the struct is an {@link UnsafeRow}, else a
+     * copy.
+     *
+     * @param tensor a Tensor Struct whose {@code data} field is not null
+     * @return the bytes, valid while Spark keeps the row
+     */
     public static MemorySegment data(InternalRow tensor) {
         if (tensor instanceof UnsafeRow u) {
             long offsetAndSize = u.getLong(TensorStruct.DATA_ORDINAL);
@@ -42,7 +54,12 @@ public final class SparkMemory {
         return MemorySegment.ofArray(tensor.getBinary(TensorStruct.DATA_ORDINAL));
     }
 
-    /** The length of the Tensor Struct's data bytes, without copying them. */
+    /**
+     * The length of the Tensor Struct's data bytes, without copying them.
+     *
+     * @param tensor a Tensor Struct whose {@code data} field is not null
+     * @return the number of data bytes
+     */
     public static long dataLength(InternalRow tensor) {
         if (tensor instanceof UnsafeRow u) {
             return (int) u.getLong(TensorStruct.DATA_ORDINAL);
@@ -50,7 +67,12 @@ public final class SparkMemory {
         return tensor.getBinary(TensorStruct.DATA_ORDINAL).length;
     }
 
-    /** The index of the first null element of {@code a}, or -1. */
+    /**
+     * The first null element of {@code a}; tensors have none.
+     *
+     * @param a a Spark array
+     * @return its index, or -1 when no element is null
+     */
     public static int firstNull(ArrayData a) {
         if (a instanceof UnsafeArrayData u) {
             // The null bits follow the 8-byte element count; all-zero words mean no nulls.

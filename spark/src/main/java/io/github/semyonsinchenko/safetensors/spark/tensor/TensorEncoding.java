@@ -39,6 +39,9 @@ public final class TensorEncoding {
     /**
      * Whether {@link #convertFloats} converts from or to {@code d}: the floats of 16 bits and more
      * (F16, BF16, F32, F64).
+     *
+     * @param d a dtype
+     * @return true for F16, BF16, F32 and F64
      */
     public static boolean isConvertibleFloat(Dtype d) {
         return d.isFloatingPoint() && d.bits() >= 16;
@@ -47,9 +50,18 @@ public final class TensorEncoding {
     // ------------------------------------------------------------------ numeric arrays
 
     /**
-     * Writes the elements of the flat array {@code a} (no nulls: the caller checked) as
-     * {@code target} into {@code out} at {@code pos}, and returns the position after them.
-     * A float element type needs a float target.
+     * Writes the elements of the flat array {@code a} as {@code target} into {@code out} at
+     * {@code pos}. A float element type needs a float target.
+     *
+     * @param a the array; no element may be null (the caller checks)
+     * @param e the array's element type
+     * @param target the dtype written
+     * @param truncate true to round toward zero, false to round to nearest even
+     * @param out the destination, with room for {@code a}'s elements in {@code target}
+     * @param pos the byte offset in {@code out} to write at
+     * @return the offset after the written bytes
+     * @throws IllegalArgumentException with the detail only, when an integer does not fit an integer
+     *     {@code target}
      */
     public static long encode(ArrayData a, ElementType e, Dtype target, boolean truncate, MemorySegment out,
             long pos) {
@@ -168,6 +180,12 @@ public final class TensorEncoding {
     /**
      * Converts {@code src}, a whole number of {@code from} elements, to {@code to} in {@code dst};
      * both are float dtypes. Widening is exact; narrowing rounds once.
+     *
+     * @param src the source bytes, little-endian
+     * @param from the source dtype, one of {@link #isConvertibleFloat}
+     * @param dst the destination, with room for as many {@code to} elements
+     * @param to the destination dtype, one of {@link #isConvertibleFloat}
+     * @param truncate true to round toward zero, false to round to nearest even
      */
     public static void convertFloats(MemorySegment src, Dtype from, MemorySegment dst, Dtype to, boolean truncate) {
         long n = src.byteSize() / from.byteSize();

@@ -11,12 +11,18 @@ import org.apache.spark.sql.types.StructType;
  * {@code []} for a scalar, and {@code dtype} is the safetensors dtype name.
  */
 public final class TensorStruct {
+    /** The name of the field holding the raw little-endian bytes. */
     public static final String DATA = "data";
+    /** The name of the field holding the dimensions ({@code []} for a scalar). */
     public static final String SHAPE = "shape";
+    /** The name of the field holding the safetensors dtype name. */
     public static final String DTYPE = "dtype";
 
+    /** The position of {@link #DATA} in the struct. */
     public static final int DATA_ORDINAL = 0;
+    /** The position of {@link #SHAPE} in the struct. */
     public static final int SHAPE_ORDINAL = 1;
+    /** The position of {@link #DTYPE} in the struct. */
     public static final int DTYPE_ORDINAL = 2;
 
     /** The struct type; the struct itself may be null (a key absent from a file) where the schema says so. */
@@ -28,7 +34,12 @@ public final class TensorStruct {
 
     private TensorStruct() {}
 
-    /** True if {@code type} is the Tensor Struct (field names, types and order; nullability ignored). */
+    /**
+     * Whether {@code type} is the Tensor Struct (field names, types and order; nullability ignored).
+     *
+     * @param type a Spark type
+     * @return true if values of {@code type} can be read as tensors
+     */
     public static boolean is(DataType type) {
         if (!(type instanceof StructType s) || s.fields().length != 3) {
             return false;

@@ -32,11 +32,24 @@ public final class SafetensorsWriteBuilder implements WriteBuilder, SupportsTrun
     private final LogicalWriteInfo info;
     private boolean truncate;
 
+    /**
+     * A write described by Spark; nothing is checked until {@link #build()}, which throws Spark's
+     * {@code AnalysisException} for a bad option or an append the existing dataset refuses.
+     *
+     * @param info the query's schema and options
+     */
     public SafetensorsWriteBuilder(LogicalWriteInfo info) {
         this.info = info;
     }
 
-    /** The write capabilities of a table with these properties (empty unless reached through SaveModeWrite). */
+    /**
+     * The write capabilities of a table with these properties: none unless the write was reached
+     * through {@link SaveModeWrite}, so that a plain {@code save} goes through the SaveMode front
+     * door.
+     *
+     * @param tableProperties the table's properties (the write's options)
+     * @return {@code BATCH_WRITE} and {@code TRUNCATE}, or nothing
+     */
     public static Set<TableCapability> capabilities(Map<String, String> tableProperties) {
         boolean resolved = tableProperties.keySet().stream().anyMatch(k -> k.equalsIgnoreCase(SAVE_MODE_OPTION));
         return resolved ? EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE)

@@ -40,8 +40,17 @@ public final class SaveModeWrite {
     private SaveModeWrite() {}
 
     /**
-     * Runs the write; {@code provider} is the DataSource class the V2 write is addressed to (the
-     * caller's own, passed in so this package does not import the one above it).
+     * Runs the write with the user's SaveMode. A missing path, or ErrorIfExists on a path holding a
+     * committed dataset, is Spark's {@code AnalysisException}; Ignore on such a path writes nothing.
+     *
+     * @param sqlContext the caller's context
+     * @param mode the user's SaveMode
+     * @param parameters the write's options, {@code path} included
+     * @param data the rows to write
+     * @param provider the DataSource class the V2 write is addressed to (the caller's own, passed in
+     *     so this package does not import the one above it)
+     * @return a relation over the written schema, which Spark only uses to refresh caches
+     * @throws java.io.UncheckedIOException if the path cannot be inspected
      */
     public static BaseRelation save(SQLContext sqlContext, SaveMode mode, Map<String, String> parameters,
                                     Dataset<Row> data, String provider) {

@@ -8,12 +8,25 @@ package io.github.semyonsinchenko.safetensors.sampler.db;
  */
 public sealed interface ColumnValues {
 
+    /**
+     * The stype the values are encoded for.
+     *
+     * @return the semantic type
+     */
     SemanticType stype();
 
-    /** Rows described. */
+    /**
+     * Rows described.
+     *
+     * @return the number of rows
+     */
     int rows();
 
-    /** Identifier: only the presence bit (1 = the source value was not null). */
+    /**
+     * Identifier: only the presence bit.
+     *
+     * @param present per row, true when the source value was not null
+     */
     record Identifier(boolean[] present) implements ColumnValues {
         @Override
         public SemanticType stype() {
@@ -26,7 +39,12 @@ public sealed interface ColumnValues {
         }
     }
 
-    /** Numerical: z-scores ({@link ValueEncoding#zScore}). */
+    /**
+     * Numerical: z-scores ({@link ValueEncoding#zScore}).
+     *
+     * @param valid per row, true when the value is not null
+     * @param values per row, the z-score
+     */
     record Numerical(boolean[] valid, float[] values) implements ColumnValues {
         @Override
         public SemanticType stype() {
@@ -39,7 +57,12 @@ public sealed interface ColumnValues {
         }
     }
 
-    /** Timestamp: 15 features per row ({@link ValueEncoding#timestampFeatures}), row-major. */
+    /**
+     * Timestamp: 15 features per row ({@link ValueEncoding#timestampFeatures}), row-major.
+     *
+     * @param valid per row, true when the value is not null
+     * @param features 15 features per row
+     */
     record Timestamp(boolean[] valid, float[] features) implements ColumnValues {
         @Override
         public SemanticType stype() {
@@ -52,6 +75,12 @@ public sealed interface ColumnValues {
         }
     }
 
+    /**
+     * Boolean values.
+     *
+     * @param valid per row, true when the value is not null
+     * @param values per row, the value
+     */
     record Bool(boolean[] valid, boolean[] values) implements ColumnValues {
         @Override
         public SemanticType stype() {
@@ -64,8 +93,19 @@ public sealed interface ColumnValues {
         }
     }
 
-    /** Categorical or Text: global embedding indices. */
+    /**
+     * Categorical or Text: global embedding indices.
+     *
+     * @param stype {@link SemanticType#CATEGORICAL} or {@link SemanticType#TEXT}
+     * @param valid per row, true when the value is not null
+     * @param indices per row, the global row of the categorical or text embeddings
+     */
     record Indexed(SemanticType stype, boolean[] valid, int[] indices) implements ColumnValues {
+        /**
+         * Checks the stype.
+         *
+         * @throws IllegalArgumentException if the stype is neither categorical nor text
+         */
         public Indexed {
             if (stype != SemanticType.CATEGORICAL && stype != SemanticType.TEXT) {
                 throw new IllegalArgumentException("indexed values are Categorical or Text, not " + stype);
@@ -78,7 +118,11 @@ public sealed interface ColumnValues {
         }
     }
 
-    /** Ignored: nothing is stored. */
+    /**
+     * Ignored: nothing is stored.
+     *
+     * @param rows the number of rows
+     */
     record Ignored(int rows) implements ColumnValues {
         @Override
         public SemanticType stype() {

@@ -73,39 +73,88 @@ public final class Database implements AutoCloseable {
         return DatabaseFiles.open(dir);
     }
 
+    /**
+     * The folder the database was opened from.
+     *
+     * @return the database directory
+     */
     public Path directory() {
         return dir;
     }
 
+    /**
+     * The parsed {@code metadata.json}: tables, columns, tasks and global statistics.
+     *
+     * @return the metadata
+     */
     public DatabaseMetadata metadata() {
         return metadata;
     }
 
+    /**
+     * The foreign-key graph over all rows, in both directions.
+     *
+     * @return the graph
+     */
     public Graph graph() {
         return graph;
     }
 
+    /**
+     * The number of tables.
+     *
+     * @return the table count
+     */
     public int numTables() {
         return tables.size();
     }
 
+    /**
+     * The cells of one table.
+     *
+     * @param tableIdx the table's index, in {@code [0, numTables())}
+     * @return the table's data
+     * @throws IndexOutOfBoundsException if there is no such table
+     */
     public TableData table(int tableIdx) {
         return tables.get(tableIdx);
     }
 
+    /**
+     * The number of prediction tasks.
+     *
+     * @return the task count
+     */
     public int numTasks() {
         return tasks.size();
     }
 
+    /**
+     * The seeds of one task.
+     *
+     * @param taskIdx the task's index, in {@code [0, numTasks())}
+     * @return the task's data
+     * @throws IndexOutOfBoundsException if there is no such task
+     */
     public TaskData task(int taskIdx) {
         return tasks.get(taskIdx);
     }
 
+    /**
+     * The number of rows over all tables (the graph's nodes).
+     *
+     * @return the row count
+     */
     public int numRows() {
         return metadata.numRows();
     }
 
-    /** The table holding global row {@code row}: the last table whose row start is {@code <= row}. */
+    /**
+     * The table holding global row {@code row}: the last table whose row start is {@code <= row}.
+     *
+     * @param row a global row index, in {@code [0, numRows())}
+     * @return the table's index
+     */
     public int tableOfRow(int row) {
         int lo = 0;
         int hi = tableRowStarts.length - 1;
@@ -120,17 +169,29 @@ public final class Database implements AutoCloseable {
         return lo;
     }
 
-    /** {@code [C, 256]} f16: one row per global column. */
+    /**
+     * {@code [C, 256]} f16: one row per global column (its name's embedding).
+     *
+     * @return the column embeddings
+     */
     public EmbeddingTable columnEmbeddings() {
         return columnEmbeddings;
     }
 
-    /** {@code [Vc, 256]} f16. */
+    /**
+     * {@code [Vc, 256]} f16: one row per category of every categorical column.
+     *
+     * @return the categorical embeddings
+     */
     public EmbeddingTable categoricalEmbeddings() {
         return categoricalEmbeddings;
     }
 
-    /** {@code [Vt, 256]} f16. */
+    /**
+     * {@code [Vt, 256]} f16: one row per distinct text.
+     *
+     * @return the text embeddings
+     */
     public EmbeddingTable textEmbeddings() {
         return textEmbeddings;
     }
@@ -155,6 +216,11 @@ public final class Database implements AutoCloseable {
         return c;
     }
 
+    /**
+     * Whether the files are still mapped.
+     *
+     * @return false once {@link #close()} was called
+     */
     public boolean isOpen() {
         return !closed;
     }

@@ -8,10 +8,19 @@ import java.util.List;
  * The contents of {@code metadata.json}: tables, columns (with their stats), tasks and the global
  * timestamp statistics. {@link MetadataJson} reads and writes it; {@link #validate} checks that
  * it is self-consistent (the checks that need no other file).
+ *
+ * @param tables the tables, in order of their (contiguous) column and row ranges
+ * @param columns every column, by global column index
+ * @param columnStats each column's statistics, by global column index
+ * @param tasks the prediction tasks, by task index
+ * @param globalTsMeanUs the mean of every timestamp cell, epoch microseconds (NaN when the JSON has
+ *     {@code null})
+ * @param globalTsStdUs their standard deviation, in microseconds (NaN when the JSON has {@code null})
  */
 public record DatabaseMetadata(List<TableMetadata> tables, List<ColumnMetadata> columns,
         List<ColumnStats> columnStats, List<TaskMetadata> tasks, double globalTsMeanUs, double globalTsStdUs) {
 
+    /** Copies the lists. */
     public DatabaseMetadata {
         tables = List.copyOf(tables);
         columns = List.copyOf(columns);
@@ -19,15 +28,30 @@ public record DatabaseMetadata(List<TableMetadata> tables, List<ColumnMetadata> 
         tasks = List.copyOf(tasks);
     }
 
-    /** Total rows, i.e. the last table's row end (0 without tables). */
+    /**
+     * Total rows, i.e. the last table's row end (0 without tables).
+     *
+     * @return the row count over all tables
+     */
     public int numRows() {
         return tables.isEmpty() ? 0 : tables.getLast().rowEnd();
     }
 
+    /**
+     * The number of columns over all tables.
+     *
+     * @return the column count
+     */
     public int numColumns() {
         return columns.size();
     }
 
+    /**
+     * The index of the task called {@code name}.
+     *
+     * @param name a task's name
+     * @return its index, or -1 if there is no such task
+     */
     public int taskIndex(String name) {
         for (int i = 0; i < tasks.size(); i++) {
             if (tasks.get(i).name().equals(name)) {
@@ -37,6 +61,11 @@ public record DatabaseMetadata(List<TableMetadata> tables, List<ColumnMetadata> 
         return -1;
     }
 
+    /**
+     * The tasks' names, by task index.
+     *
+     * @return a new list of the names
+     */
     public List<String> taskNames() {
         List<String> names = new ArrayList<>(tasks.size());
         for (TaskMetadata t : tasks) {
@@ -45,7 +74,12 @@ public record DatabaseMetadata(List<TableMetadata> tables, List<ColumnMetadata> 
         return names;
     }
 
-    /** The stypes of a table's columns, in {@code col_range} order (Ignored included). */
+    /**
+     * The stypes of a table's columns, in {@code col_range} order (Ignored included).
+     *
+     * @param table one of this metadata's tables
+     * @return the stypes, one per column
+     */
     public List<SemanticType> columnTypes(TableMetadata table) {
         SemanticType[] types = new SemanticType[table.numColumns()];
         for (int c = table.colStart(); c < table.colEnd(); c++) {
@@ -55,10 +89,11 @@ public record DatabaseMetadata(List<TableMetadata> tables, List<ColumnMetadata> 
     }
 
     /**
-     * Checks what {@code metadata.json} alone can tell: tables contiguous and ordered in both
-     * ranges, column and stats counts, every column index in range, temporal columns that are
-     * Timestamp columns of their own table, task anchors and target stypes.
+     * Checks what {@code metadata.json} alone can tell: tables contiguous and ordered in both ranges,
+     * column and stats counts, every column index in range, temporal columns that are Timestamp
+     * columns of their own table, task anchors and target stypes.
      *
+     * @param file the file the metadata came from, named in the error
      * @throws SamplerDatabaseException naming {@code file} and the broken rule
      */
     public void validate(java.nio.file.Path file) throws SamplerDatabaseException {

@@ -28,35 +28,80 @@ public final class Graph {
         this.inIdx = inPtr + 4L * (nodes + 1);
     }
 
+    /**
+     * The number of nodes, one per row of every table.
+     *
+     * @return {@code N}
+     */
     public int numNodes() {
         return nodes;
     }
 
+    /**
+     * The number of foreign-key edges (each stored once per direction).
+     *
+     * @return {@code E}
+     */
     public int numEdges() {
         return edges;
     }
 
-    /** Start (inclusive) of {@code row}'s outgoing neighbours in {@link #outNeighbour}. */
+    /**
+     * Start (inclusive) of {@code row}'s outgoing neighbours in {@link #outNeighbour}.
+     *
+     * @param row a global row
+     * @return the first edge index
+     */
     public int outStart(int row) {
         return segment.get(U32, outPtr + 4L * row);
     }
 
+    /**
+     * End (exclusive) of {@code row}'s outgoing neighbours in {@link #outNeighbour}.
+     *
+     * @param row a global row
+     * @return one past the last edge index
+     */
     public int outEnd(int row) {
         return segment.get(U32, outPtr + 4L * row + 4);
     }
 
+    /**
+     * The parent at outgoing edge {@code k}.
+     *
+     * @param k an edge index, in {@code [0, numEdges())}
+     * @return the global row pointed to
+     */
     public int outNeighbour(int k) {
         return segment.get(U32, outIdx + 4L * k);
     }
 
+    /**
+     * Start (inclusive) of {@code row}'s incoming neighbours in {@link #inNeighbour}.
+     *
+     * @param row a global row
+     * @return the first edge index
+     */
     public int inStart(int row) {
         return segment.get(U32, inPtr + 4L * row);
     }
 
+    /**
+     * End (exclusive) of {@code row}'s incoming neighbours in {@link #inNeighbour}.
+     *
+     * @param row a global row
+     * @return one past the last edge index
+     */
     public int inEnd(int row) {
         return segment.get(U32, inPtr + 4L * row + 4);
     }
 
+    /**
+     * The child at incoming edge {@code k}; a row's children are ascending.
+     *
+     * @param k an edge index, in {@code [0, numEdges())}
+     * @return the global row pointing here
+     */
     public int inNeighbour(int k) {
         return segment.get(U32, inIdx + 4L * k);
     }

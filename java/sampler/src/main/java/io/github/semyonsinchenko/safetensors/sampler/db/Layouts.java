@@ -11,10 +11,15 @@ import java.lang.foreign.ValueLayout;
 public final class Layouts {
     private Layouts() {}
 
+    /** An unsigned byte (read it with {@code Byte.toUnsignedInt}). */
     public static final ValueLayout.OfByte U8 = ValueLayout.JAVA_BYTE;
+    /** A little-endian u16 (read it with {@code Short.toUnsignedInt}). */
     public static final ValueLayout.OfShort U16 = LittleEndian.I16;
+    /** A little-endian u32 (read it with {@link #u32} when it may exceed 2^31 - 1). */
     public static final ValueLayout.OfInt U32 = LittleEndian.I32;
+    /** A little-endian f32. */
     public static final ValueLayout.OfFloat F32 = LittleEndian.F32;
+    /** A little-endian i64. */
     public static final ValueLayout.OfLong I64 = LittleEndian.I64;
 
     /**

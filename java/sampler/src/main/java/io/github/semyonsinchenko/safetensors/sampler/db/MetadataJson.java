@@ -14,12 +14,24 @@ import java.nio.file.Path;
 public final class MetadataJson {
     private MetadataJson() {}
 
-    /** Parses {@code json}; {@code file} names the source in errors. */
+    /**
+     * Parses {@code metadata.json}.
+     *
+     * @param json the file's bytes, UTF-8
+     * @param file the source, named in errors
+     * @return the metadata (not yet {@linkplain DatabaseMetadata#validate validated})
+     * @throws SamplerDatabaseException if the JSON is malformed or a key is missing or mistyped
+     */
     public static DatabaseMetadata parse(byte[] json, Path file) throws SamplerDatabaseException {
         return MetadataJsonReader.parse(json, file);
     }
 
-    /** Serializes {@code m} as the reference does (key order, two-space indent, one element per line). */
+    /**
+     * Serializes {@code m} as the reference does (key order, two-space indent, one element per line).
+     *
+     * @param m the metadata
+     * @return the file's bytes, UTF-8
+     */
     public static byte[] toBytes(DatabaseMetadata m) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {
@@ -30,7 +42,13 @@ public final class MetadataJson {
         return out.toByteArray();
     }
 
-    /** Writes {@code m} to {@code out} (not closed). */
+    /**
+     * Writes {@code m} as {@link #toBytes} does.
+     *
+     * @param m the metadata
+     * @param out the stream written to; left open
+     * @throws IOException if writing fails
+     */
     public static void write(DatabaseMetadata m, OutputStream out) throws IOException {
         MetadataJsonWriter.write(m, out);
     }

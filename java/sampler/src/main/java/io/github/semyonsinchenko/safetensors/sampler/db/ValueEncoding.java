@@ -13,7 +13,14 @@ public final class ValueEncoding {
     private static final int MIN_YEAR = -262_144;
     private static final int MAX_YEAR = 262_143;
 
-    /** {@code (v - mean) / std} in f64, cast to f32; 0 when {@code std <= 0} or NaN. */
+    /**
+     * {@code (v - mean) / std} in f64, cast to f32.
+     *
+     * @param v the value
+     * @param mean the column's mean
+     * @param std the column's standard deviation
+     * @return the z-score; 0 when {@code std <= 0} or NaN
+     */
     public static float zScore(double v, double mean, double std) {
         if (!(std > 0)) {
             return 0f;
@@ -22,8 +29,13 @@ public final class ValueEncoding {
     }
 
     /**
-     * Raw epoch microseconds back from slot 14 of a timestamp cell, exactly as the reference
-     * decodes it for temporal filtering: {@code (long) ((double) z * std + mean)}.
+     * Raw epoch microseconds back from slot 14 of a timestamp cell, exactly as the reference decodes
+     * it for temporal filtering: {@code (long) ((double) z * std + mean)}.
+     *
+     * @param z the cell's slot 14
+     * @param globalMeanUs {@code global_ts_mean_us} of the metadata
+     * @param globalStdUs {@code global_ts_std_us} of the metadata
+     * @return epoch microseconds
      */
     public static long decodeMicros(float z, double globalMeanUs, double globalStdUs) {
         return (long) ((double) z * globalStdUs + globalMeanUs);
@@ -33,7 +45,17 @@ public final class ValueEncoding {
     private static final long MIN_DAY = LocalDate.of(MIN_YEAR, 1, 1).toEpochDay();
     private static final long MAX_DAY = LocalDate.of(MAX_YEAR, 12, 31).toEpochDay();
 
-    /** Writes the 15 features of epoch-microsecond {@code us} to {@code out[off .. off + 14]}. */
+    /**
+     * Writes the 15 features of a timestamp: sine and cosine of second, minute, hour, weekday, day of
+     * month, month and day of year (UTC), then the z-scored time. Times outside chrono's calendar
+     * range encode as the epoch.
+     *
+     * @param us epoch microseconds
+     * @param globalMeanUs {@code global_ts_mean_us} of the metadata
+     * @param globalStdUs {@code global_ts_std_us} of the metadata
+     * @param out the destination
+     * @param off where the 15 floats start in {@code out}
+     */
     public static void timestampFeatures(long us, double globalMeanUs, double globalStdUs, float[] out, int off) {
         // The UTC calendar fields: the day and the second within it, the time fields by arithmetic
         // (one LocalDate per cell, no LocalDateTime and LocalTime).

@@ -17,7 +17,12 @@ import java.util.List;
 public final class NumpyBinding {
     private NumpyBinding() {}
 
-    /** The dict keys, in the reference's order. */
+    /**
+     * The dict keys, in the reference's order.
+     *
+     * @param batch an open batch
+     * @return the tensor names
+     */
     public static String[] names(Batch batch) {
         List<BatchTensor> tensors = batch.tensors();
         String[] out = new String[tensors.size()];
@@ -27,7 +32,12 @@ public final class NumpyBinding {
         return out;
     }
 
-    /** The safetensors dtype names ({@code "I8"}, {@code "F16"}, ...), in {@link #names} order. */
+    /**
+     * The safetensors dtype names ({@code "I8"}, {@code "F16"}, ...), in {@link #names} order.
+     *
+     * @param batch an open batch
+     * @return the dtype names
+     */
     public static String[] dtypes(Batch batch) {
         List<BatchTensor> tensors = batch.tensors();
         String[] out = new String[tensors.size()];
@@ -40,6 +50,9 @@ public final class NumpyBinding {
     /**
      * Per tensor, in {@link #names} order: address, byte size, rank, then the dimensions. A tensor
      * of zero bytes (no distinct text in the batch) reports address 0.
+     *
+     * @param batch an open batch
+     * @return the descriptions, concatenated
      */
     public static long[] describe(Batch batch) {
         List<BatchTensor> tensors = batch.tensors();
