@@ -74,7 +74,8 @@ public final class TensorParallelBench {
             // Variants {checkpoint, how, W, rank, gapBytes, workerThreads}: whole tensors, then every rank
             // of every world size with the defaults; for the 1 GiB checkpoint, whose ranks need hundreds
             // of small blocks, also W = 4 with a 1 MiB gap (fewer, larger reads: fewer requests, more
-            // bytes) and with 32 worker threads (more requests in flight).
+            // bytes) and with the 8 worker threads the loader uses off object stores (fewer requests in
+            // flight than its object-store default).
             String gap = Long.toString(LoaderConfig.DEFAULT_GAP_BYTES);
             String threads = Integer.toString(LoaderConfig.builder().build().workerThreads());
             List<String[]> variants = new ArrayList<>();
@@ -89,7 +90,8 @@ public final class TensorParallelBench {
             }
             for (int r = 0; r < 4; r++) {
                 variants.add(new String[] {"0", "tp", "4", Integer.toString(r), Long.toString(1 << 20), threads});
-                variants.add(new String[] {"0", "tp", "4", Integer.toString(r), gap, "32"});
+                variants.add(new String[] {"0", "tp", "4", Integer.toString(r), gap,
+                        Integer.toString(LoaderConfig.DEFAULT_WORKER_THREADS)});
             }
             // Correctness once, untimed (it also warms up both JVMs and S3A's pools).
             for (String[] v : variants) {
@@ -144,6 +146,7 @@ public final class TensorParallelBench {
         setup.put("latency_ms", latencyMs);
         setup.put("default_gap", LoaderConfig.DEFAULT_GAP_BYTES);
         setup.put("default_threads", LoaderConfig.builder().build().workerThreads());
+        setup.put("object_store_threads", LoaderConfig.OBJECT_STORE_WORKER_THREADS);
         setup.put("rounds", rounds);
         setup.put("cores", Runtime.getRuntime().availableProcessors());
         setup.put("jdk", Runtime.version().toString());

@@ -15,6 +15,12 @@ TARGET_RATIO = 1.1
 TARGET_SPEEDUP_W4 = 3.0
 
 
+def threads_label(setup: dict) -> str:
+    if setup["default_threads"] == 0:  # chosen by file system: the object-store default here
+        return f"{setup.get('object_store_threads', '?')} worker threads, the object-store default"
+    return f"{setup['default_threads']} worker threads"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--raw", required=True)
@@ -37,7 +43,7 @@ def main():
         "# Tensor-parallel loads from S3 (s3proxy): each rank its block vs whole tensors vs Python",
         "",
         f"s3proxy on loopback with {setup['latency_ms']} ms per request, S3A classic stream, the loader's defaults"
-        f" (gapBytes {setup['default_gap'] // 1024} KiB, {setup['default_threads']} worker threads); {setup['rounds']} rounds, every variant once per round in an order rotated per round;"
+        f" (gapBytes {setup['default_gap'] // 1024} KiB, {threads_label(setup)}); {setup['rounds']} rounds, every variant once per round in an order rotated per round;"
         f" {setup['cores']} cores, JDK {setup['jdk']}. Checkpoints: the loader benchmark's"
         f" {setup['gib_bytes'] / 2**30:.2f} GiB one (1,000 1-D tensors, so its rule splits 1-D tensors along"
         f" dimension 0), and a transformer of {setup['llm_bytes'] / 2**30:.2f} GiB in BF16 (8 layers, hidden 2048,"

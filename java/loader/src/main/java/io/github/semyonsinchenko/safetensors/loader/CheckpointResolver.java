@@ -2,6 +2,7 @@ package io.github.semyonsinchenko.safetensors.loader;
 
 import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.format.HeaderFraming;
+import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -30,7 +31,7 @@ import org.apache.hadoop.fs.Path;
  * costs one ranged read of {@code speculativeHeaderBytes}; a second read happens only when the
  * header is larger. Parsing and validation are core's {@link Header}. An index is checked against
  * the headers of the shards it names ({@link ShardIndex#check}) as soon as they are read, before
- * anything is planned or handed out.
+ * anything is planned or handed out; so is the rule that no tensor name is in two files.
  */
 final class CheckpointResolver {
     /** The Hugging Face shard-set index names end with this. */
@@ -185,7 +186,21 @@ final class CheckpointResolver {
             }
         }
         checkIndexes(out);
+        checkEachNameOnce(out);
         return out;
+    }
+
+    /** No tensor name is in two of {@code files} (an index's shards are checked by the index first). */
+    private static void checkEachNameOnce(List<CheckpointFile> files) throws TensorInTwoFilesException {
+        Map<String, String> holder = new HashMap<>();
+        for (CheckpointFile f : files) {
+            for (TensorInfo t : f.header().tensors()) {
+                String first = holder.putIfAbsent(t.name(), f.path());
+                if (first != null) {
+                    throw new TensorInTwoFilesException(t.name(), first, f.path());
+                }
+            }
+        }
     }
 
     /** Each index met in {@link #resolve} against the headers of its shards (all among {@code files}). */

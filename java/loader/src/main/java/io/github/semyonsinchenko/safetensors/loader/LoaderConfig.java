@@ -37,7 +37,10 @@ import org.apache.hadoop.conf.Configuration;
  *     {@link #OBJECT_STORE_REQUEST_BYTES} when the checkpoint is on an object store
  *     ({@link #OBJECT_STORE_SCHEMES}) and one request per chunk elsewhere (HDFS, local)
  * @param maxConcurrentChunks chunks being read at once
- * @param workerThreads threads of the loader's own executor (requests in flight at once)
+ * @param workerThreads threads of the loader's own executor (requests in flight at once); 0 (the
+ *     default) picks {@link #OBJECT_STORE_WORKER_THREADS} when the checkpoint is on an object store,
+ *     where each request waits mostly on the store's latency, and {@link #DEFAULT_WORKER_THREADS}
+ *     elsewhere
  * @param prefetchDepth chunks read ahead of the one being handed out
  * @param byteBudget chunk bytes held in memory (loaded or loading) beyond which no prefetch starts;
  *     the chunk the consumer waits for is always admitted, so memory stays within budget + one chunk
@@ -81,6 +84,11 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
      */
     public static final int OBJECT_STORE_REQUEST_BYTES = 64 << 20;
     /** File system schemes of object stores (S3, GCS, Azure, OSS, COS, OBS). */
+    /** Worker threads on an object store when {@link #workerThreads} is 0: requests are latency-bound. */
+    public static final int OBJECT_STORE_WORKER_THREADS = 32;
+    /** Worker threads elsewhere (HDFS, local) when {@link #workerThreads} is 0. */
+    public static final int DEFAULT_WORKER_THREADS = 8;
+    /** URI schemes of object stores, where requests are split into {@link #OBJECT_STORE_REQUEST_BYTES}. */
     public static final Set<String> OBJECT_STORE_SCHEMES = Set.of("s3a", "s3", "s3n", "gs", "abfs", "abfss",
             "wasb", "wasbs", "oss", "cosn", "obs");
 
@@ -91,7 +99,9 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
             throw new IllegalArgumentException("requestBytes must be >= 0 (0: by file system), got " + requestBytes);
         }
         positive("maxConcurrentChunks", maxConcurrentChunks);
-        positive("workerThreads", workerThreads);
+        if (workerThreads < 0) {
+            throw new IllegalArgumentException("workerThreads must be >= 0 (0: by file system), got " + workerThreads);
+        }
         if (prefetchDepth < 0) {
             throw new IllegalArgumentException("prefetchDepth must be >= 0, got " + prefetchDepth);
         }
@@ -139,13 +149,32 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         if (requestBytes > 0) {
             return requestBytes;
         }
+        return onObjectStore(paths) ? OBJECT_STORE_REQUEST_BYTES : Integer.MAX_VALUE;
+    }
+
+    /**
+     * The worker threads for a checkpoint named by {@code paths}: {@link #workerThreads} when set,
+     * else {@link #OBJECT_STORE_WORKER_THREADS} if any path is on an object store, else
+     * {@link #DEFAULT_WORKER_THREADS}.
+     *
+     * @param paths the checkpoint's files, directories or globs
+     * @return the size of the loader's executor
+     */
+    public int workerThreadsFor(Collection<String> paths) {
+        if (workerThreads > 0) {
+            return workerThreads;
+        }
+        return onObjectStore(paths) ? OBJECT_STORE_WORKER_THREADS : DEFAULT_WORKER_THREADS;
+    }
+
+    private static boolean onObjectStore(Collection<String> paths) {
         for (String p : paths) {
             String scheme = new org.apache.hadoop.fs.Path(p).toUri().getScheme();
             if (scheme != null && OBJECT_STORE_SCHEMES.contains(scheme.toLowerCase(Locale.ROOT))) {
-                return OBJECT_STORE_REQUEST_BYTES;
+                return true;
             }
         }
-        return Integer.MAX_VALUE;
+        return false;
     }
 
     private static void positive(String name, long value) {
@@ -200,7 +229,7 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
                 .requestBytes(o.intValue("requestBytes", b.requestBytes, 0, Integer.MAX_VALUE, "bytes"))
                 .maxConcurrentChunks(o.intValue("maxConcurrentChunks", b.maxConcurrentChunks, 1, Integer.MAX_VALUE,
                         "chunks"))
-                .workerThreads(o.intValue("workerThreads", b.workerThreads, 1, Integer.MAX_VALUE, "threads"))
+                .workerThreads(o.intValue("workerThreads", b.workerThreads, 0, Integer.MAX_VALUE, "threads"))
                 .prefetchDepth(o.intValue("prefetchDepth", b.prefetchDepth, 0, Integer.MAX_VALUE, "chunks"))
                 .byteBudget(o.longValue("byteBudget", b.byteBudget, 1, Long.MAX_VALUE, "bytes"))
                 .legacy(o.bool("legacy", b.legacy))
@@ -232,7 +261,7 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         private long chunkBytes = 2_000_000_000L;
         private int requestBytes;
         private int maxConcurrentChunks = 4;
-        private int workerThreads = 8;
+        private int workerThreads = 0;
         private int prefetchDepth = 2;
         private long byteBudget = 4_000_000_000L;
         private boolean legacy;
@@ -283,7 +312,7 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
         }
 
         /**
-         * Sets {@code workerThreads}: the threads of the loader's own executor.
+         * Sets {@code workerThreads}: the threads of the loader's own executor; 0 picks by file system.
          *
          * @param v the value
          * @return this builder

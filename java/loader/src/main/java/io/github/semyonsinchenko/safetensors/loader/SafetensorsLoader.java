@@ -136,7 +136,7 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
     public static SafetensorsLoader open(LoaderConfig config, TensorSelection selection, List<String> paths)
             throws IOException {
         LoadStats stats = new LoadStats();
-        ExecutorService executor = newExecutor(config.workerThreads());
+        ExecutorService executor = newExecutor(config.workerThreadsFor(paths));
         try {
             CheckpointResolver resolver = new CheckpointResolver(config.hadoopConf(), config.metadataCache(),
                     config.speculativeHeaderBytes(), stats);

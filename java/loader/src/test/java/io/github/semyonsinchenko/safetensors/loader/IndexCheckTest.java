@@ -161,6 +161,32 @@ class IndexCheckTest {
     }
 
     @Test
+    void aDirectoryOrGlobWithTwoCopiesOfATensorIsRefusedNamingBothFiles() throws Exception {
+        // No index: a directory (or a glob) that takes in a second copy of a shard.
+        Path copies = Files.createDirectories(tmp.resolve("copies"));
+        Files.copy(dir.resolve(SHARD1), copies.resolve("a.safetensors"));
+        Files.copy(dir.resolve(SHARD1), copies.resolve("b.safetensors"));
+        String first;
+        try (SafetensorsFile f = SafetensorsFile.open(copies.resolve("a.safetensors"))) {
+            first = f.iterator().next().name();
+        }
+        for (String input : List.of(copies.toUri().toString(), copies.toUri() + "*.safetensors")) {
+            TensorInTwoFilesException e = assertThrows(TensorInTwoFilesException.class,
+                    () -> SafetensorsLoader.open(config(), input).close(), input);
+            assertEquals(first, e.tensor());
+            assertEquals(2, e.files().size());
+            assertTrue(e.files().get(0).endsWith("a.safetensors") && e.files().get(1).endsWith("b.safetensors"),
+                    e.files().toString());
+            assertTrue(e.getMessage().startsWith("tensor \"" + first + "\" is in "), e.getMessage());
+        }
+        // One copy alone loads.
+        try (SafetensorsLoader loader = SafetensorsLoader.open(config(), copies.resolve("a.safetensors").toUri()
+                .toString())) {
+            assertEquals(1, loader.files().size());
+        }
+    }
+
+    @Test
     void aShardTensorTheIndexDoesNotListIsRefused() throws Exception {
         Map<String, String> map = weightMap();
         map.remove("layer1.2.weight");

@@ -416,7 +416,7 @@ class LocalLoadTest {
         assertTrue(c.legacy());
         assertEquals(9, c.maxConcurrentChunks());
         assertEquals(0, c.prefetchDepth());
-        assertEquals(8, c.workerThreads());
+        assertEquals(0, c.workerThreads());
         assertTrue(c.hugePages());
         LoaderConfig d = LoaderConfig.builder().build();
         assertEquals(2_000_000_000L, d.chunkBytes());
@@ -429,6 +429,12 @@ class LocalLoadTest {
                 "/tmp/c.safetensors")));
         assertEquals(1000, LoaderConfig.builder().requestBytes(1000).build()
                 .requestBytesFor(List.of("s3a://bucket/b.safetensors")));
+        // 0: more requests in flight on object stores, where each one mostly waits on the store
+        assertEquals(LoaderConfig.OBJECT_STORE_WORKER_THREADS,
+                d.workerThreadsFor(List.of("/tmp/a.safetensors", "s3a://bucket/m/")));
+        assertEquals(LoaderConfig.DEFAULT_WORKER_THREADS, d.workerThreadsFor(List.of("hdfs://nn/m/", "/tmp/m/*")));
+        assertEquals(3, LoaderConfig.builder().workerThreads(3).build().workerThreadsFor(List.of("s3a://b/m/")));
+        assertThrows(IllegalArgumentException.class, () -> LoaderConfig.builder().workerThreads(-1).build());
         assertNull(d.convertTo());
         assertFalse(d.hugePages(), "huge pages are opt-in: their first touch can stall on compaction");
         assertNotNull(d.hadoopConf());
