@@ -217,6 +217,36 @@ class ArchitectureTest {
     }
 
     /**
+     * The incubating Vector API is one of the kernels' backends, chosen by {@code PathSelection}; no
+     * other product code uses it (bench may: it reports the machine's vector width).
+     */
+    static ArchRule vectorApiOnlyIn(String packages) {
+        return noClasses().that().resideOutsideOfPackages(packages, BASE + ".bench..")
+                .should().dependOnClassesThat().resideInAPackage("jdk.incubator.vector..");
+    }
+
+    @Test
+    void onlyTheKernelsPackageUsesTheVectorApi() {
+        vectorApiOnlyIn(BASE + ".kernels..").check(classes);
+    }
+
+    /**
+     * A Hadoop configuration reaches executors one way: {@code spark.conf.SparkHadoopConfs} wraps it in
+     * Spark's {@code SerializableConfiguration} and broadcasts it once (named by string: Spark is not
+     * on this module's class path).
+     */
+    static ArchRule hadoopConfShippedOnlyBy(String packages) {
+        return noClasses().that().resideOutsideOfPackage(packages)
+                .should().callConstructorWhere(DescribedPredicate.describe("new SerializableConfiguration",
+                        call -> call.getTargetOwner().getFullName().equals("org.apache.spark.util.SerializableConfiguration")));
+    }
+
+    @Test
+    void onlySparkConfShipsAHadoopConfiguration() {
+        hadoopConfShippedOnlyBy(BASE + ".spark.conf..").check(classes);
+    }
+
+    /**
      * One class maps files ({@code mmap.MappedFile}: arena, close, fault registry); the safetensors
      * reader and the sampler's database wrap it.
      */
@@ -331,6 +361,10 @@ class ArchitectureTest {
                 "the Spark-free rule, asked of the connector's read package, finds its Spark imports");
         assertTrue(usesOnly("java/sampler", Set.of()).evaluate(classes).hasViolation(),
                 "the module rule, told the sampler may not use core, finds its uses of core");
+        assertTrue(vectorApiOnlyIn(BASE + ".io..").evaluate(classes).hasViolation(),
+                "the Vector API rule, told only io may use it, finds the kernels' vector backend");
+        assertTrue(hadoopConfShippedOnlyBy(BASE + ".spark.read..").evaluate(classes).hasViolation(),
+                "the shipping rule, told only the read package may ship, finds spark.conf");
         assertTrue(coreLayers(CORE_LAYERS.reversed()).evaluate(classes).hasViolation(),
                 "core's layers, stacked upside down, are broken by its real uses");
     }
