@@ -129,7 +129,7 @@ static inline __m512i bf16x16_to_f32_bits(__m256i h)
 #define STREAM_MIN_OUT ((size_t)4 << 20)
 
 /* The streaming narrowings prefetch their source 2 KiB (512 floats) ahead.
-   Hardware prefetch alone left them slower than a copy on a busy machine: a
+   Hardware prefetch alone left them slower than a copy: a
    step's loads wait in the reorder buffer, so few lines are in flight
    (native/README.md, "Tuning measurements"). -D overrides the distance for
    such comparisons. */

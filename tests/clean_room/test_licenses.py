@@ -16,8 +16,8 @@ SKIP = ("-tests.jar", "-sources.jar", "-javadoc.jar", "-test-sources.jar")
 
 def runtime_jars():
     jars = [p for p in ROOT.glob("**/target/*.jar")
-            if not p.name.endswith(SKIP) and "bench" not in p.parts and "testkit-hdfs" not in p.parts
-            and ".venv" not in p.parts]
+            if not p.name.endswith(SKIP) and not {"bench", "testkit-hdfs", "architecture", ".venv"}
+            & set(p.relative_to(ROOT).parts)]
     return sorted(jars)
 
 

@@ -26,11 +26,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * <p>Each invocation is one group of four blocks, guard on, off, off, on, each block timed alone;
  * {@link Sides} adds the times up per side, and JMH reports the sums of each iteration as secondary
  * results, which bench/python/report.py reads. Blocks tens of microseconds apart see the same
- * machine: on the KVM guest of the reports the same 4 KiB call took from 225 to 616 ns in
- * consecutive 100 ms iterations, so switching the guard per iteration left each group of four
- * iterations with a spread of about 20%. Both sides share the JVM, the compiled code and the buffers
- * (two JVMs, one started with {@code SAFETENSORS_NATIVE_FAULT_GUARD=0}, differed by 24% one way in
- * one report and by 19% the other way in the next: where code and data landed, not the guard).
+ * machine, whereas iterations apart, or two JVMs (one started with
+ * {@code SAFETENSORS_NATIVE_FAULT_GUARD=0}), differed by more than the guard can cost: where code and
+ * data landed, not the guard (bench/README.md, "Targets", the fault guard). So both sides share the
+ * JVM, the compiled code and the buffers.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -41,9 +41,12 @@ class JavadocTest {
         return ALLOWED.keySet().stream().sorted();
     }
 
+    /** The repository root (the module's surefire configuration sets it). */
+    static final Path ROOT = Path.of(System.getProperty("safetensors.repo.root", "..")).toAbsolutePath().normalize();
+
     private static List<Path> sources(String module) throws IOException {
-        List<Path> roots = new ArrayList<>(List.of(ArchitectureTest.ROOT.resolve(module).resolve("src/main/java")));
-        Path java8 = ArchitectureTest.ROOT.resolve(module).resolve("src/java8/java");
+        List<Path> roots = new ArrayList<>(List.of(ROOT.resolve(module).resolve("src/main/java")));
+        Path java8 = ROOT.resolve(module).resolve("src/java8/java");
         if (Files.isDirectory(java8)) {
             roots.add(java8);
         }

@@ -96,9 +96,8 @@ final class VectorBackend extends JavaBackend {
      *       type, as it sees it, is the vector's (JDK 25, little-endian); otherwise it boxes every
      *       vector. That happens for a {@code float[]} written or read as ints, and it happened for
      *       F16→F32 into a {@code float[]} written as floats, where the JDK's store path had also
-     *       seen {@code byte[]} segments. The 64 MiB BF16→F32 conversion of a heap array took 129 ms,
-     *       against 21 ms for the scalar loop, with 8 bytes of garbage per element. Each thread's
-     *       buffers are 128 KiB.
+     *       seen {@code byte[]} segments: many times slower than the scalar loop, with garbage per
+     *       element (bench/results/kernels-vector-staging.md). Each thread's buffers are 128 KiB.
      * </ul>
      */
     @Override

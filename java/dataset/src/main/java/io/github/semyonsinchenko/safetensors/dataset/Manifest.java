@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.semyonsinchenko.safetensors.format.Header;
+import io.github.semyonsinchenko.safetensors.options.OptionException;
+import io.github.semyonsinchenko.safetensors.options.Options;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Serial;
@@ -489,11 +491,19 @@ public record Manifest(Layout layout, Map<String, ColumnSchema> schema, List<Sha
         try (InputStream in = fs.open(first)) {
             meta = Header.read(in, fs.getFileStatus(first).getLen(), first.toString()).metadata();
         }
-        Layout layout = new Layout(m.writeMode(),
-                meta.containsKey(META_BATCH_SIZE) ? Integer.valueOf(meta.get(META_BATCH_SIZE)) : null,
-                meta.get(META_TAIL_STRATEGY),
-                meta.containsKey(META_PACK_BATCHES) ? Boolean.valueOf(meta.get(META_PACK_BATCHES)) : null,
-                meta.get(META_NAME_COL), meta.get(META_KV_SEPARATOR));
+        // Read as strictly as options are: a shard's metadata is checked, never trusted.
+        Options shardMeta = Options.of("shard metadata of " + first, meta);
+        Layout layout;
+        try {
+            layout = new Layout(m.writeMode(),
+                    meta.containsKey(META_BATCH_SIZE)
+                            ? shardMeta.intValue(META_BATCH_SIZE, 1, 1, Integer.MAX_VALUE, "rows") : null,
+                    meta.get(META_TAIL_STRATEGY),
+                    meta.containsKey(META_PACK_BATCHES) ? shardMeta.bool(META_PACK_BATCHES, false) : null,
+                    meta.get(META_NAME_COL), meta.get(META_KV_SEPARATOR));
+        } catch (OptionException e) {
+            throw new DatasetException(DatasetRule.MANIFEST_INVALID, first.toString(), e.getMessage(), e);
+        }
         return new Manifest(layout, m.schema(), m.shards(), m.index(), m.version(), m.commitId(), m.formatVersion(),
                 m.safetensorsVersion());
     }

@@ -57,8 +57,8 @@ import org.apache.hadoop.conf.Configuration;
  * @param metadataCache where parsed headers are kept between loads
  * @param hugePages put chunks of 8 MiB and more into transparent huge pages (fewer TLB misses when
  *     tensors are read at random afterwards); off by default because the first touch of a huge page
- *     can stall on the kernel's compaction: measured 0.1 to 1.4 s of CPU per 512 MiB (against
- *     0.25 s for ordinary memory) with THP defrag set to "madvise", which made the whole load slower
+ *     can stall on the kernel's compaction, which made the whole load slower
+ *     (bench/results/loader-request-size.md, "Fresh memory is the cost")
  * @param gapBytes with a selection or slices ({@link TensorSelection}), the largest run of unneeded
  *     bytes one request reads through to serve the needed bytes on both sides instead of issuing a
  *     second request (0: never read an unneeded byte)
@@ -84,8 +84,8 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
      */
     public static final String ENV_PREFIX = "SAFETENSORS_LOADER_";
     /**
-     * Requests on object stores, where one stream caps throughput (437 MB/s from s3proxy, far less
-     * from real stores): a 512 MiB chunk becomes 8 concurrent requests.
+     * Requests on object stores, where one stream caps throughput (bench/results/loader-request-size.md):
+     * a 512 MiB chunk becomes 8 concurrent requests.
      */
     public static final int OBJECT_STORE_REQUEST_BYTES = 64 << 20;
     /** Worker threads on an object store when {@link #workerThreads} is 0: requests are latency-bound. */

@@ -88,8 +88,8 @@ public final class Preprocessor {
     /**
      * Speed settings, each applied only when the session has not set it, and restored afterwards.
      * The cached Datasets of a build are read once or twice, so compressing the columnar cache
-     * costs more than it saves (a profile of the graph stage: 9-20 % of samples building its
-     * compression statistics).
+     * costs more than it saves (a profile of the graph stage spent a share of its samples building
+     * the compression statistics: bench/results/preprocess.md).
      */
     private static final Map<String, String> TUNING_CONF = Map.of(
             "spark.sql.inMemoryColumnarStorage.compressed", "false");

@@ -3,9 +3,9 @@ package io.github.semyonsinchenko.safetensors.spark.functions;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.kernels.Conversion;
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
+import io.github.semyonsinchenko.safetensors.spark.tensor.DtypeEncoding;
 import io.github.semyonsinchenko.safetensors.spark.tensor.ElementType;
 import io.github.semyonsinchenko.safetensors.spark.tensor.SparkMemory;
-import io.github.semyonsinchenko.safetensors.spark.tensor.TensorEncoding;
 import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -63,7 +63,7 @@ public final class TensorFunctionEval {
         }
         byte[] out = new byte[outputBytes(fn, n, target)];
         try {
-            TensorEncoding.encode(values, e, target, truncate, MemorySegment.ofArray(out), 0);
+            DtypeEncoding.encode(values, e, target, truncate, MemorySegment.ofArray(out), 0);
         } catch (IllegalArgumentException bad) {
             throw error(fn, "%s", bad.getMessage());
         }
@@ -121,7 +121,7 @@ public final class TensorFunctionEval {
         }
         int n = count(fn, tensor, source);
         byte[] out = new byte[outputBytes(fn, n, target)];
-        TensorEncoding.convertFloats(SparkMemory.data(tensor), source, MemorySegment.ofArray(out), target, truncate);
+        DtypeEncoding.convertFloats(SparkMemory.data(tensor), source, MemorySegment.ofArray(out), target, truncate);
         int[] dims = dims(fn, tensor.getArray(TensorStruct.SHAPE_ORDINAL));
         return tensor(out, UnsafeArrayData.fromPrimitiveArray(dims), target);
     }

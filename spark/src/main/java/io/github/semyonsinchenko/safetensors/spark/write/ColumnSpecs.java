@@ -11,8 +11,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.semyonsinchenko.safetensors.dataset.TensorNames;
 import io.github.semyonsinchenko.safetensors.format.Dtype;
 import io.github.semyonsinchenko.safetensors.format.JsonErrors;
+import io.github.semyonsinchenko.safetensors.spark.tensor.DtypeEncoding;
 import io.github.semyonsinchenko.safetensors.spark.tensor.ElementType;
-import io.github.semyonsinchenko.safetensors.spark.tensor.TensorEncoding;
 import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -108,7 +108,7 @@ final class ColumnSpecs {
                     + " (choose the columns to write with '" + COLUMNS + "')");
         }
         Dtype target = dtype == null ? element.natural : dtype;
-        if (element.floating && !TensorEncoding.isConvertibleFloat(target)) {
+        if (element.floating && !DtypeEncoding.isConvertibleFloat(target)) {
             throw analysis("column '" + field.name() + "' is " + type.simpleString() + " and '" + DTYPE + "' is "
                     + target + ": floating-point values are never truncated to integers; use F16, BF16, F32 or F64");
         }

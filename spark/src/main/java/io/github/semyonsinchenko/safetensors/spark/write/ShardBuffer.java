@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * task of this JVM through a small pool.
  *
  * <p>Why a pool: fresh native memory is zero-filled by {@link Arena#allocate} and page-faulted in
- * 4 KiB at a time. JFR on a 1 GiB write (bench/spark-write/run.sh) put 60% of all samples in that
- * zero-fill when every task allocated its own chunks. The pool keeps at most 1 GiB of idle chunks
+ * 4 KiB at a time, which dominated a profile of the write when every task allocated its own chunks
+ * (bench/results/spark-write.md, last note). The pool keeps at most 1 GiB of idle chunks
  * per JVM (system property {@code safetensors.spark.write.poolBytes}); anything beyond is freed.
  */
 final class ShardBuffer implements AutoCloseable {

@@ -61,7 +61,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
     private final FileSystem fs;
     private final Path attemptDir;
     private final java.nio.file.Path localDir; // non-null when the output is on the local file system
-    private final TensorEncoder[] encoders;
+    private final ColumnEncoder[] encoders;
 
     private record Pending(String name, Dtype dtype, long[] shape, MemorySegment data, String key, String column) {}
 
@@ -110,7 +110,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
             this.slices = new MemorySegment[schema.length];
         }
 
-        boolean matches(TensorEncoder[] encoders) {
+        boolean matches(ColumnEncoder[] encoders) {
             for (int c = 0; c < schema.length; c++) {
                 if (!Arrays.equals(schema[c].shape(), encoders[c].shape)) {
                     return false;
@@ -152,9 +152,9 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         this.localDir = "file".equals(fs.getUri().getScheme())
                 ? java.nio.file.Path.of(fs.makeQualified(attemptDir).toUri()) : null;
         int n = options.columns.size();
-        this.encoders = new TensorEncoder[n];
+        this.encoders = new ColumnEncoder[n];
         for (int i = 0; i < n; i++) {
-            encoders[i] = new TensorEncoder(options.columns.get(i));
+            encoders[i] = new ColumnEncoder(options.columns.get(i));
         }
         this.seen = new ColumnSchema[n];
         this.kv = options.mode == WriteOptions.Mode.KV ? new OpenShard(new ShardBuffer()) : null;
@@ -210,7 +210,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
         }
         int[] slots = new int[encoders.length];
         for (int c = 0; c < encoders.length; c++) {
-            TensorEncoder e = encoders[c];
+            ColumnEncoder e = encoders[c];
             String column = e.spec.name();
             String name = TensorNames.kv(key, column, options.kvSeparator);
             MemorySegment slice = kv.buffer.allocate(e.byteSize);
@@ -255,7 +255,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
             return current;
         }
         StringBuilder key = new StringBuilder();
-        for (TensorEncoder e : encoders) {
+        for (ColumnEncoder e : encoders) {
             key.append(Arrays.toString(e.shape)).append(';');
         }
         ShapeStream s = streams.get(key.toString());
@@ -360,7 +360,7 @@ final class ShardDataWriter implements DataWriter<InternalRow> {
 
     /** Inspects column c of the row and checks it agrees with the column's earlier rows. */
     private long inspect(int c, InternalRow row, String where) {
-        TensorEncoder e = encoders[c];
+        ColumnEncoder e = encoders[c];
         try {
             e.inspect(row);
         } catch (IllegalArgumentException | ArithmeticException ex) {

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The writer's {@code dtype} option, the SQL functions and {@link TensorEncoding}'s generic-array
+ * The writer's {@code dtype} option, the SQL functions and {@link DtypeEncoding}'s generic-array
  * path give exactly the bits of the core kernels' bulk conversions: widening over all 65,536 F16
  * and all 65,536 BF16 patterns, narrowing over F32 values chosen to hit every rounding case (NaN
  * payloads, signed zeros, infinities, subnormals, ties and their neighbours for both formats, the
@@ -181,7 +181,7 @@ class EncodingAgreementTest {
 
     private static byte[] encode(ArrayData a, ElementType e, Dtype target, boolean truncate) {
         byte[] out = new byte[Math.toIntExact(target.storageBytes(a.numElements()))];
-        long end = TensorEncoding.encode(a, e, target, truncate, MemorySegment.ofArray(out), 0);
+        long end = DtypeEncoding.encode(a, e, target, truncate, MemorySegment.ofArray(out), 0);
         assertEquals(out.length, end);
         return out;
     }
@@ -200,7 +200,7 @@ class EncodingAgreementTest {
 
     private static byte[] convert(byte[] src, Dtype from, Dtype to) {
         byte[] out = new byte[Math.toIntExact(to.storageBytes(src.length / from.byteSize()))];
-        TensorEncoding.convertFloats(MemorySegment.ofArray(src), from, MemorySegment.ofArray(out), to, false);
+        DtypeEncoding.convertFloats(MemorySegment.ofArray(src), from, MemorySegment.ofArray(out), to, false);
         return out;
     }
 

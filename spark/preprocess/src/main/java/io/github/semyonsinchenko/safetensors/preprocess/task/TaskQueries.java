@@ -65,11 +65,10 @@ public final class TaskQueries {
      * The query with every {@code TIMESTAMP_NTZ ± day-time INTERVAL} computed as what it is, an
      * addition of microseconds ({@link SparkColumns#microsSum}: an overflow fails as Spark's does),
      * where Spark builds a {@code ZonedDateTime} per value even for a type without a time zone
-     * (in UTC, where no day is shorter or longer, so the results are the same). In a 5 M-row build
-     * java.time had 7% of the Java threads' CPU samples, most of them for the benchmark's 30-day
-     * task ({@code c.CreationDate <= p.CreationDate + INTERVAL '30 days'} in a join), the rest for
-     * the casts {@link SparkColumns#micros} no longer makes. Other timestamp arithmetic (with a
-     * time zone, or month intervals) is left to Spark.
+     * (in UTC, where no day is shorter or longer, so the results are the same). Those objects were a
+     * visible share of a large build's CPU, mostly for tasks such as
+     * {@code c.CreationDate <= p.CreationDate + INTERVAL '30 days'} in a join (bench/results/preprocess.md,
+     * session 10). Other timestamp arithmetic (with a time zone, or month intervals) is left to Spark.
      */
     static Dataset<Row> withNtzIntervalArithmetic(Dataset<Row> query) {
         LogicalPlan plan = analyzed(query);

@@ -1,8 +1,8 @@
 package io.github.semyonsinchenko.safetensors.spark.write;
 
 import io.github.semyonsinchenko.safetensors.format.Dtype;
+import io.github.semyonsinchenko.safetensors.spark.tensor.DtypeEncoding;
 import io.github.semyonsinchenko.safetensors.spark.tensor.SparkMemory;
-import io.github.semyonsinchenko.safetensors.spark.tensor.TensorEncoding;
 import io.github.semyonsinchenko.safetensors.spark.tensor.TensorStruct;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -13,13 +13,13 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
  * Turns one column's value into tensor bytes, in two steps so the caller can place the bytes:
  * {@link #inspect} finds the dtype, shape and size (and checks the value), {@link #encode} writes
  * the little-endian bytes into a slice of the off-heap shard buffer, through
- * {@link TensorEncoding} (the same encoding as the SQL functions). Spark's UnsafeRow and
+ * {@link DtypeEncoding} (the same encoding as the SQL functions). Spark's UnsafeRow and
  * UnsafeArrayData memory is read in place, so bytes are not copied through temporary heap arrays.
  *
  * <p>Errors are {@link IllegalArgumentException}s with the detail only; the caller adds the
  * column and row.
  */
-final class TensorEncoder {
+final class ColumnEncoder {
     final ColumnSpec spec;
 
     // Result of the last inspect(): valid until the next call.
@@ -30,7 +30,7 @@ final class TensorEncoder {
     private InternalRow struct;
     private ArrayData array;
 
-    TensorEncoder(ColumnSpec spec) {
+    ColumnEncoder(ColumnSpec spec) {
         this.spec = spec;
     }
 
@@ -75,7 +75,7 @@ final class TensorEncoder {
         }
         Dtype target = spec.dtype() == null ? src : spec.dtype();
         if (target != src
-                && !(TensorEncoding.isConvertibleFloat(src) && TensorEncoding.isConvertibleFloat(target))) {
+                && !(DtypeEncoding.isConvertibleFloat(src) && DtypeEncoding.isConvertibleFloat(target))) {
             throw new IllegalArgumentException("Tensor Struct dtype is " + src + " but 'dtype' is " + target
                     + "; bytes are converted only between float dtypes (F16, BF16, F32, F64), never relabeled");
         }
@@ -137,7 +137,7 @@ final class TensorEncoder {
     /** Writes the inspected value into {@code out}, which is exactly {@link #byteSize} bytes. */
     void encode(MemorySegment out) {
         if (struct != null) {
-            TensorEncoding.convertFloats(SparkMemory.data(struct), sourceDtype, out, dtype, false);
+            DtypeEncoding.convertFloats(SparkMemory.data(struct), sourceDtype, out, dtype, false);
         } else {
             encodeArray(array, 0, out, 0);
         }
@@ -152,7 +152,7 @@ final class TensorEncoder {
             }
             return pos;
         }
-        return TensorEncoding.encode(a, spec.element(), dtype, false, out, pos);
+        return DtypeEncoding.encode(a, spec.element(), dtype, false, out, pos);
     }
 
     static long product(long[] shape) {

@@ -31,10 +31,10 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
  * Rounding is to nearest even, or toward zero when {@code truncate}. A value that does not fit is
  * an {@link IllegalArgumentException} with the detail only; callers add where it came from.
  */
-public final class TensorEncoding {
+public final class DtypeEncoding {
     static final ValueLayout.OfByte I8 = ValueLayout.JAVA_BYTE;
 
-    private TensorEncoding() {}
+    private DtypeEncoding() {}
 
     /**
      * Whether {@link #convertFloats} converts from or to {@code d}: the floats of 16 bits and more
