@@ -83,7 +83,6 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
      * from real stores): a 512 MiB chunk becomes 8 concurrent requests.
      */
     public static final int OBJECT_STORE_REQUEST_BYTES = 64 << 20;
-    /** File system schemes of object stores (S3, GCS, Azure, OSS, COS, OBS). */
     /** Worker threads on an object store when {@link #workerThreads} is 0: requests are latency-bound. */
     public static final int OBJECT_STORE_WORKER_THREADS = 32;
     /** Worker threads elsewhere (HDFS, local) when {@link #workerThreads} is 0. */
