@@ -87,7 +87,7 @@ public record LoaderConfig(long chunkBytes, int requestBytes, int maxConcurrentC
     public static final int OBJECT_STORE_WORKER_THREADS = 32;
     /** Worker threads elsewhere (HDFS, local) when {@link #workerThreads} is 0. */
     public static final int DEFAULT_WORKER_THREADS = 8;
-    /** URI schemes of object stores, where requests are split into {@link #OBJECT_STORE_REQUEST_BYTES}. */
+    /** File system schemes of object stores (S3, GCS, Azure, OSS, COS, OBS). */
     public static final Set<String> OBJECT_STORE_SCHEMES = Set.of("s3a", "s3", "s3n", "gs", "abfs", "abfss",
             "wasb", "wasbs", "oss", "cosn", "obs");
 

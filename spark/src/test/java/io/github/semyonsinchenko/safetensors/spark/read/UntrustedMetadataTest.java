@@ -197,10 +197,12 @@ class UntrustedMetadataTest extends SparkTestBase {
             schema = r.getFooter().getFileMetaData().getSchema();
             meta = r.getFooter().getFileMetaData().getKeyValueMetaData();
         }
-        io.github.semyonsinchenko.safetensors.dataset.TensorIndexFile.scan(p, conf,
-                meta.get(io.github.semyonsinchenko.safetensors.dataset.TensorIndexFile.COMMIT_ID_KEY),
-                List.of("tensor_key", "column", "tensor_name", "file_name", "shape", "dtype", "begin", "end"),
-                rows::add);
+        try (org.apache.parquet.hadoop.ParquetReader<Group> r = org.apache.parquet.hadoop.ParquetReader.builder(
+                new org.apache.parquet.hadoop.example.GroupReadSupport(), p).withConf(conf).build()) {
+            for (Group g = r.read(); g != null; g = r.read()) {
+                rows.add(g);
+            }
+        }
         List<Group> out = edit.apply(rows);
         Files.delete(index);
         try (ParquetWriter<Group> w = ExampleParquetWriter.builder(HadoopOutputFile.fromPath(p, conf))
