@@ -15,6 +15,8 @@ import java.util.List;
  * (as long as chunks are multiples of 8 bytes), so it can be regenerated to check the file.
  */
 final class DemoData {
+    /** The off-heap buffer the demo generates into and compares through, in bytes. */
+    static final int BUFFER_BYTES = 4 << 20;
 
     /**
      * One planned tensor. {@code mask} and {@code bits} shape every 8 random bytes:

@@ -13,6 +13,12 @@ import java.util.Map;
 final class Format {
     private Format() {}
 
+    /** Prints {@code s} as one line and flushes it, so a long step shows each line as it reaches it. */
+    static void line(PrintWriter out, String s) {
+        out.println(s);
+        out.flush();
+    }
+
     static String fmt(String pattern, Object... args) {
         return String.format(Locale.ROOT, pattern, args);
     }

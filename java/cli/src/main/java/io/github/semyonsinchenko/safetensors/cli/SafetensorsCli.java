@@ -1,6 +1,7 @@
 package io.github.semyonsinchenko.safetensors.cli;
 
 import io.github.semyonsinchenko.safetensors.kernels.Kernels;
+import io.github.semyonsinchenko.safetensors.options.OptionException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -67,9 +68,18 @@ public final class SafetensorsCli implements Runnable {
                 + String.join(", ", spec.subcommands().keySet()));
     }
 
-    /** I/O problems (including format violations) are the user's file: one line, exit 1, no stack trace. */
+    /**
+     * I/O problems (including format violations) are the user's file: one line, exit 1, no stack
+     * trace. A setting core's option parser refused (a {@code safetensors.loader.*} property, say)
+     * is a usage error like a bad flag: its message, exit 2.
+     */
     private static int handleExecutionException(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
         PrintWriter err = cl.getErr();
+        if (e instanceof OptionException o) {
+            err.println("error: " + o.getMessage());
+            err.flush();
+            return EXIT_USAGE;
+        }
         IOException io = e instanceof IOException i ? i
                 : e instanceof UncheckedIOException u ? u.getCause() : null;
         if (io != null) {

@@ -144,6 +144,20 @@ class LoadCommandTest {
         assertTrue(missing.err().contains("nothing.safetensors"), missing.err());
     }
 
+    @Test
+    void aMisspeltLoaderPropertyIsAUsageErrorNamingTheClosestKnob() throws IOException {
+        String dir = checkpoint().toUri().toString();
+        System.setProperty("safetensors.loader.chunkByte", "1000");
+        try {
+            CliTest.Result r = CliTest.run("load", dir);
+            assertEquals(SafetensorsCli.EXIT_USAGE, r.exit(), r.err());
+            assertTrue(r.err().contains("'chunkByte'") && r.err().contains("did you mean 'chunkBytes'"), r.err());
+            assertFalse(r.err().contains("internal error"), r.err());
+        } finally {
+            System.clearProperty("safetensors.loader.chunkByte");
+        }
+    }
+
     /** An HF index of {@code map} (tensor to shard) with {@code total} as metadata.total_size. */
     private static Path index(Path dir, Map<String, String> map, long total) throws IOException {
         StringBuilder json = new StringBuilder("{\n  \"metadata\": {\"total_size\": " + total + "},\n  \"weight_map\": {");

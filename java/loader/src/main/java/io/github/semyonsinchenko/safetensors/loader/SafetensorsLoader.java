@@ -1,16 +1,7 @@
 package io.github.semyonsinchenko.safetensors.loader;
 
-import io.github.semyonsinchenko.safetensors.io.RetryFailedException;
-import io.github.semyonsinchenko.safetensors.io.RetryPolicy;
-import io.github.semyonsinchenko.safetensors.kernels.HugePages;
-import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.nio.file.AccessDeniedException;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -18,14 +9,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.hadoop.fs.FSDataInputStream;
 
 /**
  * Loads a safetensors checkpoint from any Hadoop {@code FileSystem} in few large reads.
@@ -62,28 +49,19 @@ import org.apache.hadoop.fs.FSDataInputStream;
  */
 public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTensor> {
     private static final AtomicInteger POOL_IDS = new AtomicInteger();
-    /** With {@code hugePages}, chunks from this size on go into transparent huge pages (where core's HugePages gets them). */
-    static final long HUGE_PAGE_MIN_BYTES = 4 * HugePages.HUGE_PAGE_BYTES;
 
+    // The façade: opening and handing out. ChunkScheduler decides when each chunk's read starts,
+    // ChunkReader fills ChunkBuffers (with retries), TensorHandOut turns arrived bytes into tensors.
     private final LoaderConfig config;
     private final List<CheckpointFile> files;
     private final ChunkPlan plan;
     private final List<Chunk> toRead;
-    private final Map<String, CheckpointResolver.Listed> listed;
     private final ExecutorService executor;
     private final LoadStats stats;
-    private final Slot[] slots;
+    private final ChunkScheduler scheduler;
+    /** Each tensor's chunk (its position in {@code toRead}) and its position in that chunk. */
     private final Map<String, int[]> byName;
     private final TensorHandOut handOut;
-    private final RetryPolicy retry;
-
-    // Scheduling state, guarded by "this".
-    private int nextToSubmit;
-    private int consumePos;
-    private int inFlight;
-    private long residentBytes;
-    private long peakResidentBytes;
-    private boolean closed;
 
     private SafetensorsLoader(LoaderConfig config, List<CheckpointFile> files, ChunkPlan plan,
                               Map<String, CheckpointResolver.Listed> listed, ExecutorService executor,
@@ -92,15 +70,13 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         this.files = List.copyOf(files);
         this.plan = plan;
         this.toRead = config.readAll() ? plan.chunks() : plan.owned(config.rank(), config.worldSize());
-        this.listed = listed;
         this.executor = executor;
         this.stats = stats;
-        this.retry = config.retryPolicy();
-        this.slots = new Slot[toRead.size()];
+        this.scheduler = new ChunkScheduler(config, toRead,
+                new ChunkReader(executor, listed, config.retryPolicy(), stats), stats);
         this.byName = new HashMap<>();
-        for (int i = 0; i < slots.length; i++) {
-            slots[i] = new Slot(toRead.get(i));
-            List<PlannedTensor> ts = slots[i].chunk.tensors();
+        for (int i = 0; i < toRead.size(); i++) {
+            List<PlannedTensor> ts = toRead.get(i).tensors();
             for (int k = 0; k < ts.size(); k++) {
                 byName.putIfAbsent(ts.get(k).name(), new int[] {i, k});
             }
@@ -204,13 +180,13 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
     }
 
     /** {@return the chunk bytes held now (loaded or loading, not yet freed)} */
-    public synchronized long residentBytes() {
-        return residentBytes;
+    public long residentBytes() {
+        return scheduler.residentBytes();
     }
 
     /** {@return the most chunk bytes held at once so far} */
-    public synchronized long peakResidentBytes() {
-        return peakResidentBytes;
+    public long peakResidentBytes() {
+        return scheduler.peakResidentBytes();
     }
 
     /**
@@ -221,21 +197,8 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
      * @throws ChunkReadException when its chunk could not be read; the tensor is not handed out
      */
     public LoadedTensor next() throws IOException {
-        Slot slot;
-        int k;
-        synchronized (this) {
-            ensureOpen();
-            while (consumePos < slots.length && slots[consumePos].remaining == 0) {
-                consumePos++;
-            }
-            if (consumePos >= slots.length) {
-                return null;
-            }
-            pump();
-            slot = slots[consumePos];
-            k = slot.claimNext();
-        }
-        return deliver(slot, k);
+        ChunkScheduler.Claim claim = scheduler.claimNext();
+        return claim == null ? null : deliver(claim);
     }
 
     /**
@@ -252,27 +215,13 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
      * @throws ChunkReadException when its chunk could not be read
      */
     public LoadedTensor tensor(String name) throws IOException {
-        Slot slot;
-        int k;
-        synchronized (this) {
-            ensureOpen();
-            int[] at = byName.get(name);
-            if (at == null) {
-                throw new NoSuchElementException(String.format(Locale.ROOT, "tensor \"%s\" is not loaded here: %s",
-                        name, whereIs(name)));
-            }
-            slot = slots[at[0]];
-            k = at[1];
-            if (slot.handed[k]) {
-                throw new IllegalStateException("tensor \"" + name + "\" of " + slot.chunk.file()
-                        + " was already handed out");
-            }
-            slot.claim(k);
-            if (slot.future == null) {
-                submit(slot); // waited for now: admitted like the consumer's chunk
-            }
+        scheduler.ensureOpen();
+        int[] at = byName.get(name);
+        if (at == null) {
+            throw new NoSuchElementException(String.format(Locale.ROOT, "tensor \"%s\" is not loaded here: %s",
+                    name, whereIs(name)));
         }
-        return deliver(slot, k);
+        return deliver(scheduler.claim(at[0], at[1], name));
     }
 
     /** Why a name is not among this loader's tensors. */
@@ -310,112 +259,20 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
         return all;
     }
 
-    private void ensureOpen() {
-        if (closed) {
-            throw new IllegalStateException("the loader is closed");
-        }
-    }
-
-    /** Waits for the slot's chunk and hands out its tensor {@code k}, which the caller claimed. */
-    private LoadedTensor deliver(Slot slot, int k) throws IOException {
+    /** Waits for the claimed tensor's chunk and hands the tensor out. */
+    private LoadedTensor deliver(ChunkScheduler.Claim claim) throws IOException {
+        ChunkBuffer buffer = claim.buffer();
         try {
-            await(slot);
+            buffer.await();
         } catch (IOException | RuntimeException | Error e) {
-            synchronized (this) {
-                slot.unclaim(k); // not handed out
-            }
+            scheduler.unclaim(claim); // not handed out
             throw e;
         }
-        PlannedTensor t = slot.chunk.tensors().get(k);
-        LoadedTensor out = handOut.handOut(slot.chunk.file(), slot.segment, t, slot::release);
+        PlannedTensor t = buffer.chunk.tensors().get(claim.index());
+        LoadedTensor out = handOut.handOut(buffer.chunk.file(), buffer.segment(), t, buffer::release);
         stats.tensorsHandedOut.incrementAndGet();
         stats.bytesHandedOut.addAndGet(t.byteSize());
         return out;
-    }
-
-    private void await(Slot slot) throws IOException {
-        try {
-            slot.future.join();
-        } catch (CompletionException | CancellationException e) {
-            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof ChunkReadException cre) {
-                throw new ChunkReadException(cre); // this thread's stack, same message
-            }
-            throw new ChunkReadException(slot.chunk, cause);
-        }
-    }
-
-    /** Starts reads while the rules allow; the consumer's chunk is always admitted. Caller holds the lock. */
-    private void pump() {
-        while (!closed && nextToSubmit < slots.length) {
-            if (slots[nextToSubmit].future != null) {
-                nextToSubmit++; // submitted out of order by a lookup
-                continue;
-            }
-            Chunk c = slots[nextToSubmit].chunk;
-            boolean needed = nextToSubmit == consumePos;
-            boolean withinDepth = nextToSubmit - consumePos <= config.prefetchDepth();
-            boolean fits = residentBytes + c.byteSize() <= config.byteBudget();
-            if (!needed && !(withinDepth && fits && inFlight < config.maxConcurrentChunks())) {
-                return;
-            }
-            submit(slots[nextToSubmit++]);
-        }
-    }
-
-    private void submit(Slot slot) {
-        Chunk c = slot.chunk;
-        inFlight++;
-        residentBytes += c.byteSize();
-        peakResidentBytes = Math.max(peakResidentBytes, residentBytes);
-        slot.refs.set(c.tensors().size());
-        CompletableFuture<Void> allocated = CompletableFuture.runAsync(slot::allocate, executor);
-        slot.future = allocated.thenCompose(v -> {
-            List<CompletableFuture<Void>> parts = new ArrayList<>(c.ranges().size());
-            for (Chunk.Range r : c.ranges()) {
-                parts.add(CompletableFuture.runAsync(() -> readRange(slot, r), executor));
-            }
-            return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
-        }).whenComplete((v, e) -> {
-            if (e == null) {
-                stats.chunksLoaded.incrementAndGet();
-            }
-            synchronized (this) {
-                inFlight--;
-                pump();
-            }
-        });
-    }
-
-    private void readRange(Slot slot, Chunk.Range range) {
-        Chunk c = slot.chunk;
-        CheckpointResolver.Listed file = listed.get(c.file());
-        MemorySegment dst = slot.segment.asSlice(range.bufferOffset(), range.length());
-        try {
-            retry.call("reading " + c.describe(), () -> {
-                synchronized (this) {
-                    if (closed) {
-                        throw new CancellationException("the loader was closed");
-                    }
-                }
-                stats.dataRequests.incrementAndGet();
-                try (FSDataInputStream in = RangeReads.open(file.fs(), file.status())) {
-                    RangeReads.readInto(in, range.offset(), dst, c.file());
-                } catch (UncheckedIOException e) {
-                    throw e.getCause();
-                }
-                stats.dataBytes.addAndGet(range.length());
-                return null;
-            }, SafetensorsLoader::retryable, stats.retries::incrementAndGet);
-        } catch (RetryFailedException e) {
-            throw new CompletionException(new ChunkReadException(c, e));
-        }
-    }
-
-    /** A missing file or a refused access will not get better by asking again. */
-    private static boolean retryable(IOException e) {
-        return !(e instanceof FileNotFoundException || e instanceof AccessDeniedException
-                || e instanceof InterruptedIOException);
     }
 
     @Override
@@ -455,121 +312,12 @@ public final class SafetensorsLoader implements AutoCloseable, Iterable<LoadedTe
      */
     @Override
     public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        if (!scheduler.close()) {
+            return;
         }
-        for (Slot s : slots) {
-            CompletableFuture<Void> f = s.future;
-            if (f != null) {
-                try {
-                    f.join();
-                } catch (CompletionException | CancellationException ignored) {
-                    // already reported to the consumer, or never asked for
-                }
-            }
-        }
+        scheduler.awaitReads();
         executor.shutdown();
-        for (Slot s : slots) {
-            s.free();
-        }
+        scheduler.freeAll();
         handOut.closeAll();
-    }
-
-    /** One chunk's buffer, which of its tensors were handed out, and how many still hold it. */
-    private final class Slot {
-        final Chunk chunk;
-        final AtomicInteger refs = new AtomicInteger();
-        /** Claimed for hand-out (guarded by the loader's lock). */
-        final boolean[] handed;
-        /** Tensors not claimed yet (guarded by the loader's lock). */
-        int remaining;
-        volatile CompletableFuture<Void> future;
-        private Arena arena;
-        private MemorySegment segment;
-        private boolean freed;
-
-        Slot(Chunk chunk) {
-            this.chunk = chunk;
-            this.handed = new boolean[chunk.tensors().size()];
-            this.remaining = handed.length;
-        }
-
-        /** Claims the first tensor not handed out; the caller checked that one remains. */
-        int claimNext() {
-            for (int k = 0; k < handed.length; k++) {
-                if (!handed[k]) {
-                    claim(k);
-                    return k;
-                }
-            }
-            throw new IllegalStateException("no tensor left in chunk " + chunk.index());
-        }
-
-        void claim(int k) {
-            handed[k] = true;
-            remaining--;
-        }
-
-        void unclaim(int k) {
-            handed[k] = false;
-            remaining++;
-        }
-
-        void allocate() {
-            Arena a = Arena.ofShared();
-            MemorySegment s;
-            try {
-                // Large chunks are mapped on demand: the read fills them at once, so Arena.allocate's
-                // zeroing pass (the largest client CPU cost in the profile) would only delay the GETs.
-                if (chunk.byteSize() < HUGE_PAGE_MIN_BYTES) {
-                    s = a.allocate(Math.max(1, chunk.byteSize()), 64).asSlice(0, chunk.byteSize());
-                } else if (config.hugePages()) {
-                    s = HugePages.allocate(a, chunk.byteSize());
-                } else {
-                    s = HugePages.allocateOnDemand(a, chunk.byteSize());
-                }
-            } catch (RuntimeException | Error e) {
-                a.close();
-                throw e;
-            }
-            synchronized (SafetensorsLoader.this) {
-                if (freed) { // closed before the read started
-                    a.close();
-                    throw new CancellationException("the loader was closed");
-                }
-                arena = a;
-                segment = s;
-            }
-        }
-
-        void release() {
-            if (refs.decrementAndGet() == 0) {
-                free();
-                synchronized (SafetensorsLoader.this) {
-                    pump();
-                }
-            }
-        }
-
-        void free() {
-            Arena a;
-            synchronized (SafetensorsLoader.this) {
-                if (freed) {
-                    return;
-                }
-                freed = true;
-                a = arena;
-                arena = null;
-                if (future != null) {
-                    residentBytes -= chunk.byteSize();
-                }
-            }
-            if (a != null) {
-                a.close();
-            }
-        }
     }
 }

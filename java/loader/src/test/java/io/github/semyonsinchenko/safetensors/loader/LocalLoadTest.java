@@ -200,7 +200,7 @@ class LocalLoadTest {
                 uri(files.get(0)))) {
             Chunk only = loader.plan().chunks().getFirst();
             assertEquals(1, loader.plan().chunks().size());
-            assertTrue(only.byteSize() >= SafetensorsLoader.HUGE_PAGE_MIN_BYTES, only.byteSize() + " bytes");
+            assertTrue(only.byteSize() >= ChunkBuffer.HUGE_PAGE_MIN_BYTES, only.byteSize() + " bytes");
             LoadedTensor first = loader.next();
             if (!io.github.semyonsinchenko.safetensors.kernels.HugePages.status().startsWith("unavailable")) {
                 assertEquals(0, first.data().address() % io.github.semyonsinchenko.safetensors.kernels.HugePages.HUGE_PAGE_BYTES,
@@ -378,7 +378,7 @@ class LocalLoadTest {
         try (SafetensorsLoader probe = SafetensorsLoader.open(big.build(), uri(files.get(0)))) {
             doomed = probe.plan().chunks().getFirst();
         }
-        assertTrue(doomed.byteSize() >= SafetensorsLoader.HUGE_PAGE_MIN_BYTES, doomed.byteSize() + " bytes");
+        assertTrue(doomed.byteSize() >= ChunkBuffer.HUGE_PAGE_MIN_BYTES, doomed.byteSize() + " bytes");
         assertTrue(doomed.ranges().size() >= 3, doomed.ranges().size() + " ranges");
         long shortOne = doomed.ranges().get(1).offset();
         FaultyFileSystem.faults = (offset, length, i) -> offset == shortOne ? FaultyFileSystem.Fault.TRUNCATE

@@ -253,7 +253,7 @@ class S3LoadTest {
                 .build(), uri)) {
             Chunk only = loader.plan().chunks().getFirst();
             assertEquals(1, loader.plan().chunks().size());
-            assertTrue(only.byteSize() >= SafetensorsLoader.HUGE_PAGE_MIN_BYTES, only.byteSize() + " bytes");
+            assertTrue(only.byteSize() >= ChunkBuffer.HUGE_PAGE_MIN_BYTES, only.byteSize() + " bytes");
             assertTrue(only.ranges().size() >= 3, only.ranges().size() + " ranges");
             assertEquals(bigReference.size(), TestCheckpoints.loadAndCheck(loader, bigReference).size());
             Map<String, Long> after = counters();

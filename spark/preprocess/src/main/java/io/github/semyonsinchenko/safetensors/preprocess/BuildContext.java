@@ -6,7 +6,6 @@ import io.github.semyonsinchenko.safetensors.preprocess.input.InputSchema;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -48,24 +47,6 @@ public final class BuildContext {
         this.work = work;
         this.parts = work.resolve(".parts");
         this.options = options;
-    }
-
-    /**
-     * A numeric preprocessor setting of the session: its value, or {@code defaultValue} when unset.
-     * A value that is not a whole number of at least {@code min} fails, naming the setting and
-     * what it must be ({@code what}, e.g. "a row count").
-     */
-    public static long countSetting(SparkSession spark, String name, long defaultValue, long min, String what) {
-        String v = spark.conf().get(name, Long.toString(defaultValue));
-        try {
-            long n = Long.parseLong(v.trim());
-            if (n >= min) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new PreprocessException(String.format(Locale.ROOT, "%s must be %s, was '%s'", name, what, v));
     }
 
     /** Reports a detail of the current stage to the progress sink. */

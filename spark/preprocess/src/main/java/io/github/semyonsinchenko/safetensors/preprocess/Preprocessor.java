@@ -111,10 +111,12 @@ public final class Preprocessor {
     /**
      * Builds the database into {@code outDir}. The files are written into a sibling temporary
      * directory that replaces {@code outDir} only when everything succeeded; a failure leaves
-     * {@code outDir} as it was.
+     * {@code outDir} as it was. A {@code spark.safetensors.preprocess.*} setting no stage reads is
+     * refused first ({@link PreprocessSettings}).
      */
     public static DatabaseMetadata build(SparkSession spark, InputSchema schema, Path rawDir, Path outDir,
             Options options) {
+        PreprocessSettings.of(spark); // a misspelt setting is refused before any work
         Path out = outDir.toAbsolutePath();
         Path work = out.resolveSibling("." + out.getFileName() + ".tmp-" + UUID.randomUUID());
         Map<String, String> saved = new HashMap<>();

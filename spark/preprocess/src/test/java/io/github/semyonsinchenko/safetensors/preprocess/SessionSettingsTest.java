@@ -2,10 +2,15 @@ package io.github.semyonsinchenko.safetensors.preprocess;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.semyonsinchenko.safetensors.preprocess.embed.EmbedderSpec;
+import io.github.semyonsinchenko.safetensors.preprocess.input.InputSchema;
+import io.github.semyonsinchenko.safetensors.preprocess.keys.PrimaryKeyMaps;
+import io.github.semyonsinchenko.safetensors.preprocess.text.TextVocabulary;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +19,10 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The speed settings a build applies only when the session has not set them, and restores. */
+/**
+ * The speed settings a build applies only when the session has not set them, and restores; the
+ * preprocessor's own settings read strictly.
+ */
 class SessionSettingsTest {
 
     private static final String COMPRESSED = "spark.sql.inMemoryColumnarStorage.compressed";
@@ -63,5 +71,41 @@ class SessionSettingsTest {
     void theCommandLineTurnsTheWebUiOffUnlessSet() {
         assertEquals(Map.of("spark.ui.enabled", "false"), PreprocessMain.sessionDefaults(new SparkConf(false)));
         assertEquals(Map.of(), PreprocessMain.sessionDefaults(new SparkConf(false).set("spark.ui.enabled", "true")));
+    }
+
+    @Test
+    void aMisspeltPreprocessorSettingIsRefusedBeforeAnyWorkNamingTheClosest() {
+        SparkSession spark = SparkTestSession.get();
+        String typo = "spark.safetensors.preprocess.broadcastTextCell";
+        spark.conf().set(typo, "10");
+        try {
+            PreprocessException e = assertThrows(PreprocessException.class, () -> Preprocessor.build(spark,
+                    new InputSchema("t", List.of(), List.of()), dataDir.resolve("raw"), dataDir.resolve("out"),
+                    Preprocessor.Options.defaults(EmbedderSpec.none())));
+            assertTrue(e.getMessage().contains("'" + typo + "'")
+                    && e.getMessage().contains("did you mean '" + TextVocabulary.BROADCAST_CELLS_CONF + "'"),
+                    e.getMessage());
+            assertFalse(Files.exists(dataDir.resolve("out")), "nothing written");
+        } finally {
+            spark.conf().unset(typo);
+        }
+    }
+
+    @Test
+    void settingsAreWholeNumbersInTheirRangeWithUnderscoresAllowed() {
+        SparkSession spark = SparkTestSession.get();
+        spark.conf().set(PrimaryKeyMaps.ANCHOR_BYTES_CONF, "64_000_000");
+        spark.conf().set(PrimaryKeyMaps.BROADCAST_LIMIT_CONF, "-1");
+        try {
+            PreprocessSettings settings = PreprocessSettings.of(spark);
+            assertEquals(64_000_000L, settings.count(PrimaryKeyMaps.ANCHOR_BYTES_CONF, 1, 0, "bytes"));
+            PreprocessException e = assertThrows(PreprocessException.class,
+                    () -> settings.count(PrimaryKeyMaps.BROADCAST_LIMIT_CONF, 1, 0, "rows"));
+            assertTrue(e.getMessage().contains(PrimaryKeyMaps.BROADCAST_LIMIT_CONF) && e.getMessage().contains("'-1'")
+                    && e.getMessage().contains("a whole number of rows at least 0"), e.getMessage());
+        } finally {
+            spark.conf().unset(PrimaryKeyMaps.ANCHOR_BYTES_CONF);
+            spark.conf().unset(PrimaryKeyMaps.BROADCAST_LIMIT_CONF);
+        }
     }
 }

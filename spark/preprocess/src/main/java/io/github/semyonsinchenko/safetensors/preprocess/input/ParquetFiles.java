@@ -1,6 +1,5 @@
 package io.github.semyonsinchenko.safetensors.preprocess.input;
 
-import io.github.semyonsinchenko.safetensors.preprocess.BuildContext;
 import io.github.semyonsinchenko.safetensors.preprocess.PreprocessException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,9 +35,11 @@ import org.apache.spark.sql.types.StructType;
  * is {@code %20}), so a stage can match rows to files by that column.
  */
 final class ParquetFiles {
-    /** Spark's own bound for listing files on the driver; above it the footers are read by a job. */
+    /**
+     * Spark's own bound for listing files on the driver; above it the footers are read by a job.
+     * Read through Spark's typed getter, as Spark reads it.
+     */
     public static final String DRIVER_FILES_CONF = "spark.sql.sources.parallelPartitionDiscovery.threshold";
-    private static final int DEFAULT_DRIVER_FILES = 32;
 
     /** One file with rows, named as in {@code _metadata.file_path}. */
     record File(String path, long rows) {}
@@ -115,7 +116,7 @@ final class ParquetFiles {
     }
 
     private static long driverFiles(SparkSession spark) {
-        return BuildContext.countSetting(spark, DRIVER_FILES_CONF, DEFAULT_DRIVER_FILES, Long.MIN_VALUE, "a file count");
+        return spark.sessionState().conf().parallelPartitionDiscoveryThreshold();
     }
 
     private static long[] rowsOnDriver(SparkSession spark, String[] names, String where) {

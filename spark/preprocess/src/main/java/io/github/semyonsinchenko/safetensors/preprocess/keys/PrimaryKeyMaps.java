@@ -6,6 +6,7 @@ import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.max_by;
 
 import io.github.semyonsinchenko.safetensors.preprocess.BuildContext;
+import io.github.semyonsinchenko.safetensors.preprocess.PreprocessSettings;
 import io.github.semyonsinchenko.safetensors.preprocess.input.InputSchema;
 import io.github.semyonsinchenko.safetensors.preprocess.input.LoadedTable;
 import io.github.semyonsinchenko.safetensors.preprocess.partition.LongList;
@@ -101,14 +102,12 @@ public final class PrimaryKeyMaps {
 
     /** The {@link #BROADCAST_LIMIT_CONF} bound. */
     public long broadcastLimit() {
-        return BuildContext.countSetting(ctx.spark, BROADCAST_LIMIT_CONF, DEFAULT_BROADCAST_LIMIT, Long.MIN_VALUE,
-                "a row count");
+        return PreprocessSettings.of(ctx.spark).count(BROADCAST_LIMIT_CONF, DEFAULT_BROADCAST_LIMIT, 0, "rows");
     }
 
     /** The {@link #ANCHOR_BYTES_CONF} bound. */
     long anchorBytesLimit() {
-        return BuildContext.countSetting(ctx.spark, ANCHOR_BYTES_CONF, DEFAULT_ANCHOR_BYTES, Long.MIN_VALUE,
-                "a byte count");
+        return PreprocessSettings.of(ctx.spark).count(ANCHOR_BYTES_CONF, DEFAULT_ANCHOR_BYTES, 0, "bytes");
     }
 
     /**

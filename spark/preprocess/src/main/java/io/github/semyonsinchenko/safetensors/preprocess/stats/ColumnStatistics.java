@@ -3,6 +3,7 @@ package io.github.semyonsinchenko.safetensors.preprocess.stats;
 import static org.apache.spark.sql.functions.col;
 
 import io.github.semyonsinchenko.safetensors.preprocess.BuildContext;
+import io.github.semyonsinchenko.safetensors.preprocess.PreprocessSettings;
 import io.github.semyonsinchenko.safetensors.preprocess.input.InputSchema;
 import io.github.semyonsinchenko.safetensors.preprocess.input.LoadedTable;
 import io.github.semyonsinchenko.safetensors.preprocess.partition.RowRanges;
@@ -355,8 +356,9 @@ public record ColumnStatistics(List<ColumnStats> stats, List<OrderedTable> order
 
     /** The driver's budget of statistics values ({@link #DRIVER_VALUES_CONF}). */
     static long driverValues(BuildContext ctx) {
-        if (ctx.spark.conf().contains(DRIVER_VALUES_CONF)) {
-            return BuildContext.countSetting(ctx.spark, DRIVER_VALUES_CONF, 0, 0, "a number of values (0 or more)");
+        PreprocessSettings settings = PreprocessSettings.of(ctx.spark);
+        if (settings.has(DRIVER_VALUES_CONF)) {
+            return settings.count(DRIVER_VALUES_CONF, 0, 0, "values");
         }
         long bytes = Runtime.getRuntime().maxMemory() / 16;
         long maxResult = ctx.spark.sparkContext().getConf().getSizeAsBytes("spark.driver.maxResultSize", "1g");

@@ -4,6 +4,7 @@ import static io.github.semyonsinchenko.safetensors.preprocess.BuildContext.ROW;
 import static org.apache.spark.sql.functions.col;
 
 import io.github.semyonsinchenko.safetensors.preprocess.BuildContext;
+import io.github.semyonsinchenko.safetensors.preprocess.PreprocessSettings;
 import io.github.semyonsinchenko.safetensors.preprocess.PreprocessException;
 import io.github.semyonsinchenko.safetensors.preprocess.input.LoadedTable;
 import io.github.semyonsinchenko.safetensors.preprocess.partition.IdPartitioner;
@@ -189,7 +190,6 @@ public final class TextVocabulary {
 
     /** {@link #BROADCAST_CELLS_CONF}, or its default. */
     static long broadcastCells(BuildContext ctx) {
-        return BuildContext.countSetting(ctx.spark, BROADCAST_CELLS_CONF, DEFAULT_BROADCAST_CELLS, 0,
-                "a number of text cells (0 or more)");
+        return PreprocessSettings.of(ctx.spark).count(BROADCAST_CELLS_CONF, DEFAULT_BROADCAST_CELLS, 0, "text cells");
     }
 }
