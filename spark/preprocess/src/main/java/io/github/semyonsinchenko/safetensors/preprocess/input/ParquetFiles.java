@@ -7,11 +7,9 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.Footer;
@@ -19,6 +17,7 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.spark.SparkException;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -27,6 +26,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaCo
 import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * A table's Parquet data and its files' row counts, read from the files' footers (metadata, not
@@ -132,18 +132,19 @@ final class ParquetFiles {
         return rows;
     }
 
-    /** Many files (a cluster's table): the executors read the footers, as Spark lists many files. */
+    /**
+     * Many files (a cluster's table): the executors read the footers, as Spark lists many files. The
+     * session's Hadoop configuration reaches them as Spark's file sources ship theirs: broadcast once
+     * as Spark's {@link SerializableConfiguration}.
+     */
     private static long[] rowsByJob(SparkSession spark, String[] names, String where) {
-        Map<String, String> settings = new HashMap<>(); // a Configuration is not Serializable
-        for (Map.Entry<String, String> e : spark.sessionState().newHadoopConf()) {
-            settings.put(e.getKey(), e.getValue());
-        }
         JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+        Broadcast<SerializableConfiguration> hadoopConf =
+                sc.broadcast(new SerializableConfiguration(spark.sessionState().newHadoopConf()));
         int slices = Math.max(1, Math.min(names.length, sc.defaultParallelism()));
         try {
             List<Long> counts = sc.parallelize(List.of(names), slices).mapPartitions((Iterator<String> it) -> {
-                Configuration conf = new Configuration(false);
-                settings.forEach(conf::set);
+                Configuration conf = hadoopConf.value().value();
                 List<Long> out = new ArrayList<>();
                 while (it.hasNext()) {
                     out.add(rows(conf, it.next()));
@@ -160,6 +161,8 @@ final class ParquetFiles {
                 cause = cause.getCause();
             }
             throw new PreprocessException(where + ": " + cause.getMessage(), e);
+        } finally {
+            hadoopConf.destroy();
         }
     }
 
