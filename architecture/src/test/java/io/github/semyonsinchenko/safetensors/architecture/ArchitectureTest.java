@@ -231,19 +231,20 @@ class ArchitectureTest {
     }
 
     /**
-     * A Hadoop configuration reaches executors one way: {@code spark.conf.SparkHadoopConfs} wraps it in
-     * Spark's {@code SerializableConfiguration} and broadcasts it once (named by string: Spark is not
-     * on this module's class path).
+     * A Hadoop configuration reaches executors one way: wrapped in Spark's
+     * {@code SerializableConfiguration} and broadcast once, by the connector's
+     * {@code spark.conf.SparkHadoopConfs} and by the preprocessor's input stage (which may not depend on
+     * the connector). Named by string: Spark is not on this module's class path.
      */
-    static ArchRule hadoopConfShippedOnlyBy(String packages) {
-        return noClasses().that().resideOutsideOfPackage(packages)
+    static ArchRule hadoopConfShippedOnlyBy(String... packages) {
+        return noClasses().that().resideOutsideOfPackages(packages)
                 .should().callConstructorWhere(DescribedPredicate.describe("new SerializableConfiguration",
                         call -> call.getTargetOwner().getFullName().equals("org.apache.spark.util.SerializableConfiguration")));
     }
 
     @Test
-    void onlySparkConfShipsAHadoopConfiguration() {
-        hadoopConfShippedOnlyBy(BASE + ".spark.conf..").check(classes);
+    void onlySparkConfAndThePreprocessorInputShipAHadoopConfiguration() {
+        hadoopConfShippedOnlyBy(BASE + ".spark.conf..", BASE + ".preprocess.input..").check(classes);
     }
 
     /**
