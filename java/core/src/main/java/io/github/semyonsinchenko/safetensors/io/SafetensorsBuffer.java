@@ -2,7 +2,6 @@ package io.github.semyonsinchenko.safetensors.io;
 
 import io.github.semyonsinchenko.safetensors.format.Header;
 import io.github.semyonsinchenko.safetensors.format.HeaderFraming;
-import io.github.semyonsinchenko.safetensors.format.TensorInfo;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,10 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -52,8 +48,7 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
     private final String source;
     private final Header header;
     private final MemorySegment image;
-    private final List<Tensor> tensors;
-    private final Map<String, Tensor> byName;
+    private final TensorTable tensors;
     private volatile boolean closed;
 
     private final TensorOwner owner = new TensorOwner() {
@@ -80,16 +75,7 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
         this.source = source;
         this.header = header;
         this.image = image;
-        MemorySegment data = image.asSlice(header.dataOffset(), header.dataSize());
-        List<Tensor> list = new ArrayList<>(header.size());
-        Map<String, Tensor> index = LinkedHashMap.newLinkedHashMap(header.size());
-        for (TensorInfo info : header.tensors()) {
-            Tensor t = new Tensor(owner, info, data.asSlice(info.begin(), info.byteSize()));
-            list.add(t);
-            index.put(info.name(), t);
-        }
-        this.tensors = Collections.unmodifiableList(list);
-        this.byName = Collections.unmodifiableMap(index);
+        this.tensors = new TensorTable(owner, header, image, source, "image");
     }
 
     /**
@@ -192,7 +178,7 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
     /** {@return tensors in offset order} */
     public List<Tensor> tensors() {
         ensureOpen();
-        return tensors;
+        return tensors.list();
     }
 
     @Override
@@ -203,7 +189,7 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
     /** {@return the tensors by name, in offset order (unmodifiable)} */
     public Map<String, Tensor> asMap() {
         ensureOpen();
-        return byName;
+        return tensors.byName();
     }
 
     /** {@return the number of tensors} */
@@ -218,7 +204,7 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
      * @return whether the image has it
      */
     public boolean contains(String name) {
-        return byName.containsKey(name);
+        return tensors.contains(name);
     }
 
     /**
@@ -230,12 +216,7 @@ public final class SafetensorsBuffer implements AutoCloseable, Iterable<Tensor> 
      */
     public Tensor tensor(String name) {
         ensureOpen();
-        Tensor t = byName.get(name);
-        if (t == null) {
-            throw new NoSuchElementException(source + ": no tensor \"" + name + "\" (the image has " + tensors.size()
-                    + " tensors)");
-        }
-        return t;
+        return tensors.get(name);
     }
 
     /** {@return whether {@link #close()} has not been called} */

@@ -11,9 +11,6 @@ import io.github.semyonsinchenko.safetensors.mmap.MappedFiles;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -53,8 +50,7 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
     private final Path path;
     private final Header header;
     private final MappedFile mapped;
-    private final List<Tensor> tensors;
-    private final Map<String, Tensor> byName;
+    private final TensorTable tensors;
     private final TensorOwner owner = new TensorOwner() {
         @Override
         void ensureOpen() {
@@ -76,16 +72,7 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         this.path = path;
         this.header = header;
         this.mapped = mapped;
-        MemorySegment data = mapped.segment().asSlice(header.dataOffset(), header.dataSize());
-        List<Tensor> list = new ArrayList<>(header.size());
-        Map<String, Tensor> index = LinkedHashMap.newLinkedHashMap(header.size());
-        for (TensorInfo info : header.tensors()) {
-            Tensor t = new Tensor(owner, info, data.asSlice(info.begin(), info.byteSize()));
-            list.add(t);
-            index.put(info.name(), t);
-        }
-        this.tensors = Collections.unmodifiableList(list);
-        this.byName = Collections.unmodifiableMap(index);
+        this.tensors = new TensorTable(owner, header, mapped.segment(), path.toString(), "file");
         mapped.nameParts(this::tensorAtFileOffset);
     }
 
@@ -96,7 +83,7 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
         int hi = tensors.size() - 1;
         while (lo <= hi) { // tensors are in offset order
             int mid = (lo + hi) >>> 1;
-            TensorInfo info = tensors.get(mid).info();
+            TensorInfo info = tensors.list().get(mid).info();
             if (rel < info.begin()) {
                 hi = mid - 1;
             } else if (rel >= info.begin() + info.byteSize()) {
@@ -184,7 +171,7 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
     /** {@return tensors in offset order} */
     public List<Tensor> tensors() {
         ensureOpen();
-        return tensors;
+        return tensors.list();
     }
 
     @Override
@@ -204,7 +191,7 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
      * @return whether the file has it
      */
     public boolean contains(String name) {
-        return byName.containsKey(name);
+        return tensors.contains(name);
     }
 
     /**
@@ -216,12 +203,7 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
      */
     public Tensor tensor(String name) {
         ensureOpen();
-        Tensor t = byName.get(name);
-        if (t == null) {
-            throw new NoSuchElementException(path + ": no tensor \"" + name + "\" (the file has " + tensors.size()
-                    + " tensors)");
-        }
-        return t;
+        return tensors.get(name);
     }
 
     /**
@@ -232,7 +214,7 @@ public final class SafetensorsFile implements AutoCloseable, Iterable<Tensor> {
      */
     public Map<String, Tensor> asMap() {
         ensureOpen();
-        return byName;
+        return tensors.byName();
     }
 
     /** {@return whether {@link #close()} has not been called} */
