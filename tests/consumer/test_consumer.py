@@ -1,8 +1,11 @@
 """The examples as their users run them: the JVM project resolves safetensors-core, -loader and
 -sampler by coordinates from the deployed repository; the PySpark job gets the connector with
-spark.jars.packages. Neither sees the source tree."""
+spark.jars.packages; the command line's runnable jar is fetched by coordinates and run. None sees
+the source tree."""
 
+import json
 import os
+import struct
 import shutil
 import subprocess
 import sys
@@ -55,3 +58,30 @@ def test_the_pyspark_example_gets_the_connector_by_coordinates(tmp_path):
     assert "read: 100 rows; row42 = [42.0, 0.5, -1.0]" in out, out
     fetched = [p.name for p in ivy.rglob("*.jar")]
     assert any(n.startswith("io.github.semyonsinchenko_safetensors-spark_2.13") for n in fetched), fetched
+
+
+def deployed_version(artifact: str) -> str:
+    versions = [p.name for p in (Path(DEPLOYED.removeprefix("file://")) / "io" / "github" / "semyonsinchenko"
+                                 / artifact).iterdir() if p.is_dir()]
+    assert len(versions) == 1, versions
+    return versions[0]
+
+
+def test_the_cli_runs_from_its_published_jar(tmp_path):
+    """The command line without a checkout, as the README installs it: the runnable jar (classifier
+    all) copied by coordinates, then run with a JDK 25's java."""
+    version = deployed_version("safetensors-cli")
+    m2 = fresh_consumer_repo()
+    mvn = ["mvn", "-B", "-ntp", "-q", "-s", SETTINGS, f"-Dmaven.repo.local={m2}"]
+    run([*mvn, "dependency:copy", f"-Dartifact=io.github.semyonsinchenko:safetensors-cli:{version}:jar:all",
+         f"-DoutputDirectory={tmp_path}", "-Dmdep.stripVersion=true"], tmp_path)
+    jar = tmp_path / "safetensors-cli-all.jar"
+    java = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
+    out = run([java, "-jar", jar, "--version"], tmp_path).stdout.splitlines()
+    assert out[0] == f"safetensors-cli {version}", out
+    header = json.dumps({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode()
+    header += b" " * (-len(header) % 8)
+    model = tmp_path / "model.safetensors"
+    model.write_bytes(struct.pack("<Q", len(header)) + header + struct.pack("<2f", 1.0, 2.0))
+    listing = run([java, "-jar", jar, "inspect", model], tmp_path).stdout
+    assert any(line.split()[:4] == ["0", "w", "F32", "[2]"] for line in listing.splitlines()), listing

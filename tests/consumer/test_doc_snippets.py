@@ -150,6 +150,12 @@ def check_shell_line(line: str, where: str):
     elif head == "mvn":
         for module in ",".join(words[words.index("-pl") + 1:words.index("-pl") + 2]).split(",") if "-pl" in words else []:
             assert (ROOT / module / "pom.xml").is_file(), f"{where}: no module {module}"
+        for arg in words:
+            if arg.startswith("-Dartifact=io.github.semyonsinchenko:"):
+                artifact = arg.split(":")[1]
+                assert artifact in published(), f"{where}: {artifact} is not published"
+    elif words[:3] == ["java", "-jar", "safetensors-cli-all.jar"]:
+        check_cli(words[3:], where)
     elif head == "spark-submit":
         for arg in words:
             if arg.startswith("io.github.semyonsinchenko:"):

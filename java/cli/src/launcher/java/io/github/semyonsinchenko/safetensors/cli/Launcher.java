@@ -26,9 +26,10 @@ public final class Launcher {
      */
     public static void main(String[] args) throws Throwable {
         if (!JdkFloor.satisfied()) {
-            System.err.println(JdkFloor.message("safetensors-cli", "use bin/safetensors, which looks in JAVA_HOME,"
-                    + " /usr/lib/jvm, /opt/java and /Library/Java/JavaVirtualMachines, or set JAVA_HOME to a JDK "
-                    + JdkFloor.MIN_JDK + "."));
+            System.err.println(JdkFloor.message("safetensors-cli", "run the jar with a JDK " + JdkFloor.MIN_JDK
+                    + "'s java (<jdk>/bin/java -jar ...), or, in a checkout, use bin/safetensors, which looks in"
+                    + " JAVA_HOME, /usr/lib/jvm, /opt/java and /Library/Java/JavaVirtualMachines, or set JAVA_HOME to"
+                    + " a JDK " + JdkFloor.MIN_JDK + "."));
             System.exit(EXIT_OLD_JVM);
         }
         Method main = Class.forName(CLI).getMethod("main", String[].class);

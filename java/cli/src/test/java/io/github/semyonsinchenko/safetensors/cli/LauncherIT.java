@@ -102,8 +102,8 @@ class LauncherIT {
         String line = lines.get(0);
         assertTrue(line.contains("JDK " + JdkFloor.MIN_JDK + " or newer"), line);
         assertTrue(line.contains("runs on Java " + feature(old)), line);
-        assertTrue(line.contains("bin/safetensors") && line.contains("JAVA_HOME") && line.contains("/usr/lib/jvm"),
-                line);
+        assertTrue(line.contains("bin/java -jar") && line.contains("bin/safetensors") && line.contains("JAVA_HOME")
+                && line.contains("/usr/lib/jvm"), line);
         assertTrue(!line.contains("UnsupportedClassVersionError") && !line.contains("Exception"), line);
     }
 
